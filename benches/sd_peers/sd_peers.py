@@ -30,7 +30,8 @@ SUITE_FILES = [
     "subscript_aggregation/test_subscript_aggregation.mdl",
     "subscripted_delays/test_subscripted_delays.mdl",
     "subscripted_trig/test_subscripted_trig.xmile",
-    "delays/test_delays.xmile",
+    "delay_xmile/test_delay_xmile.xmile",
+    "special_characters_xmile/test_special_variable_names.xmile",
 ]
 
 N = 1000
@@ -142,7 +143,7 @@ def main() -> None:
                      str(local)], args.repeat),
         ]
         inside = [
-            in_process(lambda: eqm.load(local), lambda m: m.simulate(), args.repeat),
+            in_process(lambda: eqm.load(local).model(), lambda m: m.simulate(), args.repeat),
             in_process(lambda: pysd_read(local), lambda m: m.run(), args.repeat),
             in_process(lambda: simlin.load(local), lambda m: m.run(analyze_loops=False), args.repeat),
         ]

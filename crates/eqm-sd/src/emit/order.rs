@@ -23,6 +23,8 @@ use std::fmt::Write as _;
 /// The kinds of the model's functions of this module, as keys of `Helpers::vector_functions`.
 const SORT: u8 = 0;
 const ELEMENT: u8 = 1;
+/// The kind of `VECTOR SELECT`'s function (module `vectors`).
+pub(super) const SELECT: u8 = 2;
 
 impl Writer<'_, '_> {
     /// `VECTOR SORT ORDER` (`rank` false) or `VECTOR RANK` (`rank` true) at the element being
@@ -121,7 +123,8 @@ impl Writer<'_, '_> {
         self.model_function(ELEMENT, "vector element", "Vensim's VECTOR REORDER", ELEMENT_BODY)
     }
 
-    fn model_function(&mut self, kind: u8, base: &str, what: &str, body: &str) -> String {
+    /// The name of the model's function of `kind`, written the first time with `body`.
+    pub(super) fn model_function(&mut self, kind: u8, base: &str, what: &str, body: &str) -> String {
         if let Some(id) = self.helpers.vector_functions.get(&kind) {
             return id.clone();
         }

@@ -8,12 +8,13 @@
 //! itself (6 to 10); `missing` where nothing is selected. An action that is no number written
 //! in the call is chosen during the run among the eleven; one outside them stops the run, as do
 //! the checks the error action asks for (1: nothing selected, 2: more than one, 3: either).
-//! A minimum or maximum is a chain of helper variables, one per element, so the text grows
-//! linearly. A `d!` over a dimension the element being defined has runs over every element of
+//! The value is computed by a function the model holds, of the selections and the
+//! expressions as two arrays, so the text grows linearly with the elements. A `d!` over a dimension the element being defined has runs over every element of
 //! it, while a plain `d` beside it names the element being defined. An error action that is no
 //! number from 0 to 3 is E1002.
 
 use super::expr::{Writer, unsupported, wildcard_ranges};
+use super::order::SELECT;
 use crate::ir::{Expr, ExprKind};
 use eqm_diag::Diagnostic;
 
@@ -41,21 +42,23 @@ impl Writer<'_, '_> {
         };
         let items = self.selected_items(expr, &args[0], &args[1])?;
         let missing = self.real(&args[2])?;
-        let indicator = |item: &Item| format!("(if noEvent({} <> 0) then 1 else 0)", item.selection);
-        let count = format!("({})", items.iter().map(indicator).collect::<Vec<_>>().join(" + "));
         let name = "VECTOR SELECT";
-        if matches!(error_action, 1 | 3) {
-            self.helpers.equations.push(format!(
-                "assert(noEvent({count} > 0), \"{name}: the selection holds only zeros\");"
-            ));
+        if matches!(error_action, 1..=3) {
+            let indicator = |item: &Item| format!("(if noEvent({} <> 0) then 1 else 0)", item.selection);
+            let count = format!("({})", items.iter().map(indicator).collect::<Vec<_>>().join(" + "));
+            if matches!(error_action, 1 | 3) {
+                self.helpers.equations.push(format!(
+                    "assert(noEvent({count} > 0), \"{name}: the selection holds only zeros\");"
+                ));
+            }
+            if matches!(error_action, 2 | 3) {
+                self.helpers.equations.push(format!(
+                    "assert(noEvent({count} <= 1), \"{name}: the selection holds more than one value that is not zero\");"
+                ));
+            }
         }
-        if matches!(error_action, 2 | 3) {
-            self.helpers.equations.push(format!(
-                "assert(noEvent({count} <= 1), \"{name}: the selection holds more than one value that is not zero\");"
-            ));
-        }
-        let value = match literal(&args[3]) {
-            Some(v) if (0.0..=10.0).contains(&v) && v.fract() == 0.0 => self.selected(&items, v as u8, &count),
+        let action = match literal(&args[3]) {
+            Some(v) if (0.0..=10.0).contains(&v) && v.fract() == 0.0 => super::expr::number(v),
             Some(_) => {
                 return Err(unsupported(
                     &args[3],
@@ -63,22 +66,23 @@ impl Writer<'_, '_> {
                 ));
             }
             None => {
-                // The action is known only during the run: each one written, the one chosen read.
+                // The action is known only during the run: the function reads it.
                 let action = self.real(&args[3])?;
                 let known: Vec<String> = (0..=10).map(|a| format!("{action} == {a}")).collect();
                 self.helpers.equations.push(format!(
                     "assert(noEvent({}), \"{name}: the numerical action is not a whole number from 0 to 10\");",
                     known.join(" or ")
                 ));
-                let mut text = "0".to_string();
-                for a in (0..=10u8).rev() {
-                    let v = self.selected(&items, a, &count);
-                    text = format!("(if noEvent({action} == {a}) then {v} else {text})");
-                }
-                text
+                action
             }
         };
-        Ok(format!("(if noEvent({count} == 0) then {missing} else {value})"))
+        let function = self.model_function(SELECT, "vector select", "Vensim's VECTOR SELECT", SELECT_BODY);
+        let list = |part: fn(&Item) -> &str| items.iter().map(part).collect::<Vec<_>>().join(", ");
+        Ok(format!(
+            "{function}({{{}}}, {{{}}}, {missing}, {action})",
+            list(|i| i.selection.as_str()),
+            list(|i| i.value.as_str())
+        ))
     }
 
     /// The selection and the expression written for each element of the dimensions their
@@ -111,56 +115,47 @@ impl Writer<'_, '_> {
         }
         Ok(items)
     }
-
-    /// The value of numerical action `action` over the selected items (the caller gives
-    /// `missing` where the count is 0).
-    fn selected(&mut self, items: &[Item], action: u8, count: &str) -> String {
-        let term = |item: &Item| match action {
-            0..=4 => format!("{}*{}", item.selection, item.value),
-            5 => format!("{}^{}", item.value, item.selection),
-            _ => item.value.clone(),
-        };
-        let guarded = |item: &Item, neutral: &str| {
-            format!(
-                "(if noEvent({} <> 0) then {} else {neutral})",
-                item.selection,
-                term(item)
-            )
-        };
-        match action {
-            0 | 6 => format!(
-                "({})",
-                items.iter().map(|i| guarded(i, "0")).collect::<Vec<_>>().join(" + ")
-            ),
-            1 | 5 | 7 => format!(
-                "({})",
-                items.iter().map(|i| guarded(i, "1")).collect::<Vec<_>>().join("*")
-            ),
-            4 | 10 => format!(
-                "({})/max({count}, 1)",
-                items.iter().map(|i| guarded(i, "0")).collect::<Vec<_>>().join(" + ")
-            ),
-            _ => {
-                // The least (2, 8) or greatest (3, 9) selected term: a chain of helpers, each
-                // the extreme so far, the first selected term starting it.
-                let f = if matches!(action, 2 | 8) { "min" } else { "max" };
-                let mut so_far = "0".to_string();
-                let mut seen = "0".to_string();
-                for item in items {
-                    let id = self.helpers.fresh("vector select");
-                    self.helpers
-                        .declarations
-                        .push(format!("Real {id} \"The {f} of a VECTOR SELECT so far\";"));
-                    self.helpers.equations.push(format!(
-                        "{id} = if noEvent({sel} <> 0) then (if noEvent({seen} == 0) then {t} else {f}({so_far}, {t})) else {so_far};",
-                        sel = item.selection,
-                        t = term(item),
-                    ));
-                    seen = format!("{seen} + (if noEvent({} <> 0) then 1 else 0)", item.selection);
-                    so_far = id;
-                }
-                so_far
-            }
-        }
-    }
 }
+
+/// The value of `VECTOR SELECT` over the elements whose selection is not 0, in their order:
+/// the sum (action 0), product (1), least (2), greatest (3) or mean (4) of
+/// `selection*expression`, the product of `expression^selection` (5), or the sum, product,
+/// least, greatest or mean of the expression (6 to 10); `missing` where none is selected.
+const SELECT_BODY: &str = "    input Real selection[:];
+    input Real expression[size(selection, 1)];
+    input Real missing;
+    input Real action;
+    output Real y;
+  protected
+    Integer count;
+    Real term;
+  algorithm
+    count := 0;
+    y := missing;
+    for i in 1:size(selection, 1) loop
+      if selection[i] <> 0 then
+        if action <= 4 then
+          term := selection[i]*expression[i];
+        elseif action == 5 then
+          term := expression[i]^selection[i];
+        else
+          term := expression[i];
+        end if;
+        if count == 0 then
+          y := term;
+        elseif action == 0 or action == 4 or action == 6 or action == 10 then
+          y := y + term;
+        elseif action == 1 or action == 5 or action == 7 then
+          y := y*term;
+        elseif action == 2 or action == 8 then
+          y := min(y, term);
+        else
+          y := max(y, term);
+        end if;
+        count := count + 1;
+      end if;
+    end for;
+    if count > 0 and (action == 4 or action == 10) then
+      y := y/count;
+    end if;
+";
