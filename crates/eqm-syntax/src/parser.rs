@@ -12,6 +12,7 @@
 //! most common mistakes) is in `errors`; this module runs the parser and repairs missing `;`.
 //! Nothing here interprets the tree (no names, no types).
 
+mod annotations;
 mod build;
 mod errors;
 
@@ -388,6 +389,9 @@ pub struct Builder<'src> {
     /// The reported syntax error whose recovery is still skipping tokens: its diagnostic's index
     /// and where its unexpected token ends (see [`Builder::skipped_to`]).
     recovering: Option<(usize, usize)>,
+    /// The class annotations read as items of a class body and not yet taken by the class that
+    /// holds them, in the order of the text: each with where it starts and ends.
+    annotations: Vec<(usize, usize, Annotation)>,
 }
 
 /// What the `;` repair needs to know about one syntax error.
@@ -412,6 +416,7 @@ impl<'src> Builder<'src> {
             diagnostics: Vec::new(),
             syntax_errors: Vec::new(),
             recovering: None,
+            annotations: Vec::new(),
         }
     }
 

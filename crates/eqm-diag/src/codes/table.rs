@@ -832,6 +832,13 @@ pub static CODES: &[CodeInfo] = &[
          conveyor whose transit time is not positive or spans more than a million time steps",
     ),
     code(
+        "W0101",
+        Warning,
+        Syntax,
+        "A class annotation among a class's declarations or equations (as Modelica 2 allowed): it is read as \
+         part of the class annotation, which Modelica 3 puts last",
+    ),
+    code(
         "W0240",
         Warning,
         Names,

@@ -3,7 +3,7 @@
 //! a front end reports.
 
 use crate::{DECAY, compile};
-use eqm::{RunError, RunSettings, VariableKind};
+use eqm::{ModelOptions, RunError, RunSettings, Session, VariableKind};
 
 /// Tight tolerances to `stop`, for comparisons with closed forms.
 pub(crate) fn settings(stop: f64) -> RunSettings {
@@ -843,4 +843,28 @@ fn the_summary_names_the_method_that_solved_the_initialization() {
         "{:?}",
         result.summary.initialization
     );
+}
+
+/// A model written for Modelica 2, its experiment annotation among the declarations (before
+/// `equation`): it compiles (with warning W0101) and runs to the annotation's stop time,
+/// `x = exp(-t)` at t = 0.5.
+#[test]
+fn an_annotation_among_the_declarations_is_the_class_annotation() {
+    let text = "model Old
+  Real x(start = 1, fixed = true);
+  annotation(experiment(StopTime = 0.5));
+equation
+  der(x) = -x;
+end Old;
+";
+    let mut session = Session::with_sources(&[("old.eqm".to_string(), text.to_string())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    assert!(session.render_diagnostics(false).contains("W0101"));
+    let result = model.simulate(&RunSettings::default()).expect("the model runs");
+    let last = result.len() - 1;
+    let (t, values) = result.row(last).unwrap();
+    assert_eq!(t, 0.5);
+    assert!((values[0] - (-0.5f64).exp()).abs() < 1e-5, "{values:?}");
 }
