@@ -29,11 +29,10 @@
 //! whose last subscript is not a dimension the equation is over, and a profile whose last
 //! subscript is not an element of its dimension with three more after it (E1002).
 
-use super::expr::{Writer, unsupported};
+use super::expr::{ModelFunction, Writer, unsupported};
 use crate::ir::{Expr, ExprKind, Subscript};
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
-use std::fmt::Write as _;
 
 /// The dimension of the requesters, the requester the element being defined names (from 1),
 /// and their number.
@@ -186,34 +185,25 @@ impl Writer<'_, '_> {
 
     /// The name of the model's function of an allocation, written the first time.
     fn allocation_function(&mut self, profiles: Profiles) -> String {
-        if let Some(id) = self.helpers.allocations.get(&(profiles as u8)) {
-            return id.clone();
-        }
-        let (base, text, share) = match profiles {
+        let (kind, base, text, share) = match profiles {
             Profiles::ByPriority => (
+                ModelFunction::AllocateByPriority,
                 "allocate by priority",
                 BY_PRIORITY,
                 "request[i]*min(max((priority[i] + width/2 - level)/width, 0), 1)".to_string(),
             ),
             Profiles::Available => {
-                let erfc = self.helpers.fresh("erfc");
-                let mut f = String::new();
-                let _ = writeln!(f, "  function {erfc} \"The complementary error function\"");
-                f.push_str(ERFC);
-                let _ = writeln!(f, "  end {erfc};");
-                self.helpers.functions.push(f);
-                ("allocate available", AVAILABLE, AVAILABLE_SHARE.replace("ERFC", &erfc))
+                let erfc = self.model_function(ModelFunction::Erfc, "erfc", "The complementary error function", ERFC);
+                (
+                    ModelFunction::AllocateAvailable,
+                    "allocate available",
+                    AVAILABLE,
+                    AVAILABLE_SHARE.replace("ERFC", &erfc),
+                )
             }
         };
-        let id = self.helpers.fresh(base);
-        let mut f = String::new();
-        let _ = writeln!(f, "  function {id} \"Vensim's {}\"", base.to_uppercase());
-        f.push_str(text);
-        f.push_str(&SOLVE.replace("SHARE", &share));
-        let _ = writeln!(f, "  end {id};");
-        self.helpers.functions.push(f);
-        self.helpers.allocations.insert(profiles as u8, id.clone());
-        id
+        let body = format!("{text}{}", SOLVE.replace("SHARE", &share));
+        self.model_function(kind, base, &format!("Vensim's {}", base.to_uppercase()), &body)
     }
 }
 

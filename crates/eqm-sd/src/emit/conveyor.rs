@@ -102,15 +102,10 @@ impl ModelWriter<'_> {
             "parameter Real {initial}(fixed = false) \"The contents of the conveyor {contents} at the start\";"
         ));
         helpers.initial_equations.push(format!("{initial} = {contents};"));
-        let mut entering = Vec::new();
-        for f in inflows {
-            entering.push(self.at(&canonical(f), element, v.origin)?);
+        let mut entering = super::net_rate(inflows, &[], |f| self.at(&canonical(f), element, v.origin))?;
+        if entering.is_empty() {
+            entering.push('0');
         }
-        let entering = if entering.is_empty() {
-            "0".to_string()
-        } else {
-            entering.join(" + ")
-        };
         let (start, dt) = (scope.start, scope.dt);
         let slats = super::expr::number(slats);
         Ok(format!(

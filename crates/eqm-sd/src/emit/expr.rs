@@ -32,15 +32,28 @@ pub(crate) struct Helpers {
     /// The helper array of each call written out as an array (`ALLOCATE BY PRIORITY`), by the
     /// call's text: the elements of one group share it.
     pub(crate) arrays: HashMap<String, String>,
-    /// The functions of the allocations, once written, by their kind.
-    pub(crate) allocations: HashMap<u8, String>,
-    /// The functions of the vector functions (sorting, an element by its place), once
-    /// written, by their kind.
-    pub(crate) vector_functions: HashMap<u8, String>,
-    /// The model's function of a random draw, once written.
-    pub(crate) random_function: Option<String>,
+    /// The identifier of each function of the model's own (`Writer::model_function`), once
+    /// written.
+    model_functions: HashMap<ModelFunction, String>,
     /// The random calls without a seed so far: each takes its place as its seed.
     pub(crate) unseeded_random_calls: usize,
+}
+
+/// The functions the writer adds to a model for the builtins that need one, each written once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ModelFunction {
+    /// Vensim's `VECTOR SORT ORDER` and `VECTOR RANK`.
+    VectorOrder,
+    /// Vensim's `VECTOR REORDER`.
+    VectorElement,
+    /// Vensim's `VECTOR SELECT`.
+    VectorSelect,
+    /// The complementary error function of `ALLOCATE AVAILABLE`.
+    Erfc,
+    AllocateByPriority,
+    AllocateAvailable,
+    /// The value of a step of a random stream.
+    RandomDraw,
 }
 
 impl Helpers {
@@ -176,6 +189,20 @@ pub(crate) struct Writer<'s, 'h> {
 }
 
 impl<'s> Writer<'s, '_> {
+    /// The identifier of the model's function `kind`, written the first time (as `base` with
+    /// a number, described by `what`, its declarations and algorithm `body`).
+    pub(crate) fn model_function(&mut self, kind: ModelFunction, base: &str, what: &str, body: &str) -> String {
+        if let Some(id) = self.helpers.model_functions.get(&kind) {
+            return id.clone();
+        }
+        let id = self.helpers.fresh(base);
+        self.helpers
+            .functions
+            .push(format!("  function {id} \"{what}\"\n{body}  end {id};\n"));
+        self.helpers.model_functions.insert(kind, id.clone());
+        id
+    }
+
     /// The numeric form of `expr`: logical values as 1 and 0.
     pub(crate) fn real(&mut self, expr: &Expr) -> Result<String, Diagnostic> {
         if is_logical(expr) {

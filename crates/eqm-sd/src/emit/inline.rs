@@ -143,7 +143,19 @@ impl Writer<'_, '_> {
                     let rate = match rate {
                         Some(rate) => writer.real(rate)?,
                         // An XMILE stock: its inflows minus its outflows, the body's flows.
-                        None => net_flow(inflows, outflows, ids, v)?,
+                        None => {
+                            let net = super::net_rate(inflows, outflows, |f| {
+                                ids.get(&canonical(f)).cloned().ok_or_else(|| {
+                                    Diagnostic::error(
+                                        "E1004",
+                                        format!("`{f}` is no flow of this macro"),
+                                        v.origin,
+                                        "this stock",
+                                    )
+                                })
+                            })?;
+                            if net.is_empty() { "0".to_string() } else { net }
+                        }
                     };
                     let initial = writer.real(initial)?;
                     writer.helpers.declarations.push(format!("Real {id} \"{what}\";"));
@@ -162,29 +174,4 @@ impl Writer<'_, '_> {
         }
         Ok(())
     }
-}
-
-/// The net rate of an XMILE stock of a macro's body: its inflows minus its outflows, each a
-/// flow of the body.
-fn net_flow(
-    inflows: &[String],
-    outflows: &[String],
-    ids: &HashMap<String, String>,
-    stock: &crate::ir::Variable,
-) -> Result<String, Diagnostic> {
-    let mut net = String::from("0");
-    for (list, sign) in [(inflows, '+'), (outflows, '-')] {
-        for f in list {
-            let Some(id) = ids.get(&canonical(f)) else {
-                return Err(Diagnostic::error(
-                    "E1004",
-                    format!("`{f}` is no flow of this macro"),
-                    stock.origin,
-                    "this stock",
-                ));
-            };
-            net.push_str(&format!(" {sign} {id}"));
-        }
-    }
-    Ok(net)
 }

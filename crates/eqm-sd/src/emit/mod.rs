@@ -37,6 +37,31 @@ use start::StartValues;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
+/// The net rate of a stock, its inflows minus its outflows, each flow's reference given by
+/// `reference` (`a + b - c`; empty without flows).
+fn net_rate(
+    inflows: &[String],
+    outflows: &[String],
+    mut reference: impl FnMut(&str) -> Result<String, Diagnostic>,
+) -> Result<String, Diagnostic> {
+    let mut net = String::new();
+    for (list, sign) in [(inflows, " + "), (outflows, " - ")] {
+        for f in list {
+            let flow = reference(f)?;
+            match (net.is_empty(), sign) {
+                (true, " + ") => net.push_str(&flow),
+                (true, _) => {
+                    let _ = write!(net, "-{flow}");
+                }
+                _ => {
+                    let _ = write!(net, "{sign}{flow}");
+                }
+            }
+        }
+    }
+    Ok(net)
+}
+
 /// The `.eqm` text of a model with its result columns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Emitted {
@@ -401,21 +426,7 @@ impl ModelWriter<'_> {
                     let value = writer.real(initial)?;
                     text.initial.push(format!("{target} = {value};"));
                 }
-                let mut net = String::new();
-                for (list, sign) in [(inflows, " + "), (outflows, " - ")] {
-                    for f in list {
-                        let flow = self.at(&canonical(f), element, v.origin)?;
-                        match (net.is_empty(), sign) {
-                            (true, " + ") => net.push_str(&flow),
-                            (true, _) => {
-                                let _ = write!(net, "-{flow}");
-                            }
-                            _ => {
-                                let _ = write!(net, "{sign}{flow}");
-                            }
-                        }
-                    }
-                }
+                let mut net = net_rate(inflows, outflows, |f| self.at(&canonical(f), element, v.origin))?;
                 if let Some(rate) = rate {
                     let r = writer.real(rate)?;
                     net = if net.is_empty() { r } else { format!("{net} + ({r})") };

@@ -15,16 +15,9 @@
 //! an element, a direction that is not the number 1 or 0 written in the call, and an equation
 //! that names no place along `d`.
 
-use super::expr::{Writer, unsupported};
+use super::expr::{ModelFunction, Writer, unsupported};
 use crate::ir::{Expr, ExprKind, Subscript};
 use eqm_diag::Diagnostic;
-use std::fmt::Write as _;
-
-/// The kinds of the model's functions of this module, as keys of `Helpers::vector_functions`.
-const SORT: u8 = 0;
-const ELEMENT: u8 = 1;
-/// The kind of `VECTOR SELECT`'s function (module `vectors`).
-pub(super) const SELECT: u8 = 2;
 
 impl Writer<'_, '_> {
     /// `VECTOR SORT ORDER` (`rank` false) or `VECTOR RANK` (`rank` true) at the element being
@@ -111,7 +104,7 @@ impl Writer<'_, '_> {
     /// The name of the model's sorting function, written the first time.
     fn sort_function(&mut self) -> String {
         self.model_function(
-            SORT,
+            ModelFunction::VectorOrder,
             "vector order",
             "Vensim's VECTOR SORT ORDER and VECTOR RANK",
             SORT_BODY,
@@ -120,22 +113,12 @@ impl Writer<'_, '_> {
 
     /// The name of the model's function of an element by its place, written the first time.
     fn element_function(&mut self) -> String {
-        self.model_function(ELEMENT, "vector element", "Vensim's VECTOR REORDER", ELEMENT_BODY)
-    }
-
-    /// The name of the model's function of `kind`, written the first time with `body`.
-    pub(super) fn model_function(&mut self, kind: u8, base: &str, what: &str, body: &str) -> String {
-        if let Some(id) = self.helpers.vector_functions.get(&kind) {
-            return id.clone();
-        }
-        let id = self.helpers.fresh(base);
-        let mut f = String::new();
-        let _ = writeln!(f, "  function {id} \"{what}\"");
-        f.push_str(body);
-        let _ = writeln!(f, "  end {id};");
-        self.helpers.functions.push(f);
-        self.helpers.vector_functions.insert(kind, id.clone());
-        id
+        self.model_function(
+            ModelFunction::VectorElement,
+            "vector element",
+            "Vensim's VECTOR REORDER",
+            ELEMENT_BODY,
+        )
     }
 }
 

@@ -23,7 +23,7 @@
 //! random calls without a seed as its seed (1, 2, ...). Not supported (E1002): a seed whose
 //! value at the start does not follow from numbers and constants.
 
-use super::expr::{Writer, unsupported};
+use super::expr::{ModelFunction, Writer, unsupported};
 use crate::ir::{Builtin, Expr};
 use eqm_diag::Diagnostic;
 
@@ -61,7 +61,12 @@ impl Writer<'_, '_> {
                 self.helpers.unseeded_random_calls as f64
             }
         };
-        let function = self.random_function();
+        let function = self.model_function(
+            ModelFunction::RandomDraw,
+            "random draw",
+            "The value of a step of a random stream (Park-Miller's minimal standard generator)",
+            RANDOM_BODY,
+        );
         let (start, dt) = (self.scope.start, self.scope.dt);
         Ok(format!(
             "{function}(time, {start}, {dt}, {}, {}, {kind}, {low}, {high}, {shift}, {scale})",
@@ -74,20 +79,6 @@ impl Writer<'_, '_> {
     /// (each is an argument of a call).
     fn real_args(&mut self, args: &[Expr]) -> Result<Vec<String>, Diagnostic> {
         args.iter().map(|a| self.real(a)).collect()
-    }
-
-    /// The name of the model's function of a random draw, written the first time.
-    fn random_function(&mut self) -> String {
-        if let Some(id) = &self.helpers.random_function {
-            return id.clone();
-        }
-        let id = self.helpers.fresh("random draw");
-        let text = format!(
-            "  function {id} \"The value of a step of a random stream (Park-Miller's minimal standard generator)\"\n{RANDOM_BODY}  end {id};\n"
-        );
-        self.helpers.functions.push(text);
-        self.helpers.random_function = Some(id.clone());
-        id
     }
 }
 

@@ -9,12 +9,12 @@
 //! in the call is chosen during the run among the eleven; one outside them stops the run, as do
 //! the checks the error action asks for (1: nothing selected, 2: more than one, 3: either).
 //! The value is computed by a function the model holds, of the selections and the
-//! expressions as two arrays, so the text grows linearly with the elements. A `d!` over a dimension the element being defined has runs over every element of
-//! it, while a plain `d` beside it names the element being defined. An error action that is no
-//! number from 0 to 3 is E1002.
+//! expressions as two arrays, so the text grows linearly with the elements. A `d!` over a
+//! dimension the element being defined has runs over every element of it, while a plain `d`
+//! beside it names the element being defined. An error action that is no number from 0 to 3 is
+//! E1002.
 
-use super::expr::{Writer, unsupported, wildcard_ranges};
-use super::order::SELECT;
+use super::expr::{ModelFunction, Writer, unsupported, wildcard_ranges};
 use crate::ir::{Expr, ExprKind};
 use eqm_diag::Diagnostic;
 
@@ -76,7 +76,12 @@ impl Writer<'_, '_> {
                 action
             }
         };
-        let function = self.model_function(SELECT, "vector select", "Vensim's VECTOR SELECT", SELECT_BODY);
+        let function = self.model_function(
+            ModelFunction::VectorSelect,
+            "vector select",
+            "Vensim's VECTOR SELECT",
+            SELECT_BODY,
+        );
         let list = |part: fn(&Item) -> &str| items.iter().map(part).collect::<Vec<_>>().join(", ");
         Ok(format!(
             "{function}({{{}}}, {{{}}}, {missing}, {action})",

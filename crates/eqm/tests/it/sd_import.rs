@@ -447,9 +447,7 @@ fn a_model_that_contains_itself_through_its_modules_is_e1009() {
  <model name="Loop"><variables><aux name="y"><eqn>1</eqn></aux><module name="Loop"/></variables></model>
 </xmile>
 "#;
-    let mut session = Session::with_source_bytes(vec![("loop.xmile".to_string(), text.as_bytes().to_vec())], &[], None);
-    assert!(session.compile(None, &ModelOptions::default()).is_none());
-    let diagnostics = session.render_diagnostics(false);
+    let diagnostics = refused("loop.xmile", text);
     assert!(
         diagnostics.contains("E1009") && diagnostics.contains("contains it"),
         "{diagnostics}"
