@@ -193,4 +193,70 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .with_help("write the loop in an algorithm section, where its range may change (`algorithm for i in 1:n loop ... end for;`), or give it a parameter range and select with `if`"),
         );
     }
+
+    /// E0206 when the range of a for-equation, known at compile time, reads a variable that
+    /// is not a parameter or constant (`for i in y loop` with `Integer y[3] = {1, 2, 3}`): its
+    /// value is known only because its binding happens to be constant, and Modelica asks for
+    /// a parameter expression. Only the names the range reads directly or through arithmetic
+    /// are judged: `size(x, 1)` of a variable `x` is a parameter expression.
+    pub(crate) fn check_for_equation_range(&mut self, range: &'a ast::Expr, scope: Scope, loops: &mut Loops) {
+        if !self.caches.judged_ranges.insert(range as *const ast::Expr) {
+            return;
+        }
+        let mut names = Vec::new();
+        range_operands(range, &mut names);
+        for c in names {
+            if c.parts.len() == 1 && self.bound_iterator(&c.parts[0].name.name, loops).is_some() {
+                continue;
+            }
+            let before = self.diagnostics.len();
+            let targets = self.resolve_targets(c, scope, loops);
+            self.diagnostics.truncate(before);
+            let Some((_, targets)) = targets else { continue };
+            let reads_variable = targets.iter().any(|t| match t {
+                crate::layout::Target::Var(v) => matches!(
+                    self.model.var(*v).variability,
+                    eqm_ir::flat::Variability::Discrete | eqm_ir::flat::Variability::Continuous
+                ),
+                crate::layout::Target::Inst(_) => false,
+            });
+            if reads_variable {
+                let name = eqm_syntax::pretty::print_ref(c);
+                self.diagnostics.push(
+                    eqm_diag::Diagnostic::error(
+                        "E0206",
+                        format!(
+                            "the range of a for-equation reads `{name}`, a variable: it must be a parameter expression"
+                        ),
+                        c.span,
+                        "not a parameter",
+                    )
+                    .with_help("declare what the range reads as a `parameter` or `constant`"),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// The component references that a range expression reads directly or through arithmetic,
+/// ranges, arrays and conditions, but not through function calls.
+fn range_operands<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::ComponentRef>) {
+    match &e.kind {
+        ast::ExprKind::Ref(c) => out.push(c),
+        ast::ExprKind::Unary { operand, .. } => range_operands(operand, out),
+        ast::ExprKind::Binary { lhs, rhs, .. } => {
+            range_operands(lhs, out);
+            range_operands(rhs, out);
+        }
+        ast::ExprKind::Range { start, step, stop } => {
+            range_operands(start, out);
+            if let Some(step) = step {
+                range_operands(step, out);
+            }
+            range_operands(stop, out);
+        }
+        ast::ExprKind::Array(items) => items.iter().for_each(|item| range_operands(item, out)),
+        _ => {}
+    }
 }

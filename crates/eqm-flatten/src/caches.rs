@@ -28,6 +28,10 @@ pub(crate) struct Caches<'a> {
     /// address and length: every instance of a class shares its declarations' texts, and a
     /// pointer hashes faster than the text.
     pub(crate) strings: FxHashMap<(*const u8, usize), Arc<str>>,
+    /// The ranges of for-equations whose variability is judged (by the range's node in the
+    /// AST): every value of an enclosing loop and every instance of a class meets the same
+    /// range, which is judged once. Only used for lookups, never iterated.
+    pub(crate) judged_ranges: HashSet<*const ast::Expr>,
     /// Layouts by class id, once collected without errors.
     pub(crate) layouts: Vec<Option<Rc<ClassLayout<'a>>>>,
     /// Resolved component types by (scope, the type name's node in the AST): every instance of
@@ -97,6 +101,7 @@ impl Caches<'_> {
         Caches {
             class_names: vec![None; class_count],
             strings: FxHashMap::default(),
+            judged_ranges: HashSet::new(),
             layouts: vec![None; class_count],
             types: FxHashMap::default(),
             package_constants: BTreeMap::new(),

@@ -2,7 +2,8 @@
 //! section 4.6): a record has only public components, none of them `input`, `output`, `inner`,
 //! `outer` or `flow` (`stream` outside a connector is E0340), and no equations or algorithms;
 //! a connector has only public elements, none `inner` or `outer`, and no equations or
-//! algorithms; a package's components are constants, and it has no equations or algorithms.
+//! algorithms; a package's components are constants, and it has no equations or algorithms;
+//! the operators of an operator record hold functions only, a constructor with one output.
 //! In every class a name is declared once (E0218), and an import names a package or an element
 //! of one (E0222).
 //!
@@ -47,6 +48,9 @@ impl Flattener<'_, '_> {
         let def = self.table.get(class).def;
         self.check_duplicate_names(def);
         self.check_duplicate_modifiers(def);
+        if def.kind == ast::ClassKind::OperatorRecord {
+            self.check_operators(def);
+        }
         let kind = match def.kind {
             ast::ClassKind::Record | ast::ClassKind::OperatorRecord => Restricted::Record,
             ast::ClassKind::Connector | ast::ClassKind::ExpandableConnector => Restricted::Connector,
@@ -56,6 +60,9 @@ impl Flattener<'_, '_> {
         let ast::ClassBody::Long { sections, .. } = &def.body else {
             return;
         };
+        if kind == Restricted::Connector {
+            self.check_flow_records(class, def);
+        }
         for section in sections {
             match section {
                 ast::Section::Equations { span, .. } => self.not_in_kind(kind, "equations", *span),
@@ -69,6 +76,127 @@ impl Flattener<'_, '_> {
                 }
                 ast::Section::Invariants { .. } | ast::Section::External { .. } => {}
             }
+        }
+    }
+
+    /// E0342 for what an operator of the operator record `def` cannot hold (Modelica 4.6: an
+    /// `operator` class holds declarations of functions only), and for a constructor function
+    /// with more than one output (Modelica 14.3: a constructor gives one record).
+    fn check_operators(&mut self, def: &ast::ClassDef) {
+        for operator in class_elements(def).filter_map(|e| match e {
+            ast::Element::Class(c) if matches!(c.kind, ast::ClassKind::Operator | ast::ClassKind::OperatorFunction) => {
+                Some(c)
+            }
+            _ => None,
+        }) {
+            let constructor = operator.name.name == "'constructor'";
+            if operator.kind == ast::ClassKind::OperatorFunction {
+                if constructor {
+                    self.check_constructor_outputs(operator);
+                }
+                continue;
+            }
+            let ast::ClassBody::Long { sections, .. } = &operator.body else {
+                continue;
+            };
+            for section in sections {
+                match section {
+                    ast::Section::Elements { elements, .. } => {
+                        for element in elements {
+                            match element {
+                                ast::Element::Class(f) if f.kind.is_function() => {
+                                    if constructor {
+                                        self.check_constructor_outputs(f);
+                                    }
+                                }
+                                ast::Element::Import(_) => {}
+                                ast::Element::Class(c) => self.not_in_operator(c.kind.keyword(), c.span),
+                                ast::Element::Component(c) => self.not_in_operator("component", c.span),
+                                ast::Element::Extends(x) => self.not_in_operator("`extends` clause", x.span),
+                            }
+                        }
+                    }
+                    ast::Section::Equations { span, .. } => self.not_in_operator("equation section", *span),
+                    ast::Section::Algorithm { span, .. } => self.not_in_operator("algorithm section", *span),
+                    ast::Section::Invariants { .. } | ast::Section::External { .. } => {}
+                }
+            }
+        }
+    }
+
+    /// E0342 for a flow variable of the connector `def` whose type is an operator record
+    /// without the operators that summing flows needs (Modelica 9.2: `'0'`, `'+'` and `'-'`,
+    /// for the zero of an unconnected flow, the sum of a connection set and the flows taken
+    /// from the other side).
+    fn check_flow_records(&mut self, class: ClassId, def: &ast::ClassDef) {
+        for clause in class_elements(def).filter_map(|e| match e {
+            ast::Element::Component(c) if c.prefixes.connection == ast::Connection::Flow => Some(c),
+            _ => None,
+        }) {
+            let Ok(crate::resolve::TypeRef::Class(declared)) = self.table.lookup(class, &clause.type_name) else {
+                continue;
+            };
+            // A short definition (`ComplexCurrent = Complex(...)`) has the operators of the
+            // record it is defined as.
+            let Some(record) = self.table.short_class_chain(declared).last() else {
+                continue;
+            };
+            if self.table.get(record).def.kind != ast::ClassKind::OperatorRecord {
+                continue;
+            }
+            let missing: Vec<&str> = ["'0'", "'+'", "'-'"]
+                .into_iter()
+                .filter(|op| self.operator_functions(record, op).is_none_or(|f| f.is_empty()))
+                .collect();
+            if !missing.is_empty() {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0342",
+                        format!(
+                            "the flow variable's operator record `{}` has no operator {}, which connecting flows needs",
+                            self.table.get(record).full_name,
+                            missing.join(", ")
+                        ),
+                        clause.span,
+                        "flow of an operator record without its sum",
+                    )
+                    .with_help("define `operator '0'`, `operator '+'` and `operator '-'` in the record, or make the variable a record of Reals"),
+                );
+            }
+        }
+    }
+
+    fn not_in_operator(&mut self, what: &str, span: Span) {
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0342",
+                format!("an operator holds functions only, not a {what}"),
+                span,
+                "not allowed in an operator",
+            )
+            .with_help("Modelica 4.6 restricts an `operator` class to function declarations: move this out of it"),
+        );
+    }
+
+    fn check_constructor_outputs(&mut self, function: &ast::ClassDef) {
+        let outputs = class_elements(function)
+            .filter_map(|e| match e {
+                ast::Element::Component(c) if c.prefixes.causality == ast::Causality::Output => {
+                    Some(c.components.len())
+                }
+                _ => None,
+            })
+            .sum::<usize>();
+        if outputs > 1 {
+            self.diagnostics.push(Diagnostic::error(
+                "E0342",
+                format!(
+                    "the constructor function `{}` has {outputs} outputs; a constructor gives one record",
+                    function.name.name
+                ),
+                function.name.span,
+                "more than one output",
+            ));
         }
     }
 
@@ -149,6 +277,18 @@ impl Flattener<'_, '_> {
             )),
         );
     }
+}
+
+/// The elements of a long class definition, in every section.
+fn class_elements(def: &ast::ClassDef) -> impl Iterator<Item = &ast::Element> {
+    let sections: &[ast::Section] = match &def.body {
+        ast::ClassBody::Long { sections, .. } => sections,
+        _ => &[],
+    };
+    sections.iter().flat_map(|section| match section {
+        ast::Section::Elements { elements, .. } => elements.as_slice(),
+        _ => &[],
+    })
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {

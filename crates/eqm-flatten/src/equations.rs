@@ -419,6 +419,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let values = self.iterator_range(range, scope, loops);
                 if values.is_none() && self.diagnostics.len() > diagnostics {
                     self.refuse_run_time_for_equation(range, diagnostics, scope, loops);
+                } else if values.is_some() {
+                    self.check_for_equation_range(range, scope, loops);
                 }
                 values
             }

@@ -257,7 +257,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return;
         }
-        if entry.def.partial {
+        if self.table.is_partial(self.root_class) {
             self.diagnostics.push(Diagnostic::error(
                 "E0211",
                 format!(

@@ -110,6 +110,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.check_class_restrictions(class);
         let mut collected = ClassLayout::default();
         self.collect(class, Modifier::default(), &mut collected, &mut FxHashSet::default());
+        self.check_inherited_classes(&collected.classes);
         let mut elements = std::mem::take(&mut collected.elements);
         let mut by_name: Vec<(NameKey, &'a str, usize)> = Vec::with_capacity(elements.len());
         let mut seen = std::collections::BTreeMap::new();
@@ -276,6 +277,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             ast::Element::Extends(x) => match self.base_class(class, x) {
                                 Ok(TypeRef::Class(base)) => {
                                     self.check_base_kind(class, base, x.base.span);
+                                    self.check_base_not_replaceable(base, x);
+                                    self.check_operator_record_base(base, x);
                                     self.check_combined_base(class, Some(base), x);
                                     let scope = Scope { instance: None, class };
                                     let modifier = match &x.modification {

@@ -257,52 +257,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(resolved)
     }
 
-    pub(crate) fn unknown_class(&mut self, scope: ClassId, name: &ast::Name) {
-        let text = eqm_syntax::pretty::name_text(name);
-        if let Some(d) = self.missing_msl_class(name, &text) {
-            self.diagnostics.push(d);
-            return;
-        }
-        if let Some(hidden) = self.table.protected_part(scope, name) {
-            let entry = self.table.get(hidden);
-            let holder = entry
-                .parent
-                .map_or(String::new(), |p| self.table.get(p).full_name.clone());
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0202",
-                    format!(
-                        "`{}` is protected in `{holder}`: it cannot be named with a dot (`{text}`)",
-                        entry.def.name.name
-                    ),
-                    name.span,
-                    "names a protected class",
-                )
-                .with_label(entry.def.name.span, "declared protected here")
-                .with_help(
-                    "a protected class is named by its simple name only, inside its class and the classes extending it",
-                ),
-            );
-            return;
-        }
-        let visible = self.table.visible_names(scope);
-        let mut d = Diagnostic::error(
-            "E0202",
-            format!("unknown class `{text}`"),
-            name.span,
-            "no class with this name is visible here",
-        );
-        if let Some(s) = eqm_diag::did_you_mean(&name.parts[0].name, visible.iter().map(|s| s.as_str())) {
-            d = d.with_help(format!("did you mean `{s}`?"));
-        }
-        if name.parts.len() > 1 {
-            d = d.with_note(
-                "a dotted name is looked up from its first part: enclosing classes, imports, then the library",
-            );
-        }
-        self.diagnostics.push(d);
-    }
-
     /// The member a declared element becomes in `instance`: variables, instances, a functional
     /// parameter, or `Absent`/`Failed`. `slot` is the member's place in `members`, where the
     /// instances of a class member are published before their contents are made.
@@ -759,7 +713,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return Member::Failed;
         }
-        if self.table.get(class).def.partial {
+        if self.table.is_partial(class) {
             self.diagnostics.push(Diagnostic::error(
                 "E0214",
                 format!(

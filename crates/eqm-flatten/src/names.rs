@@ -7,6 +7,7 @@
 //! connects and assignments), instantiating members on first use; diagnostics for names that
 //! denote nothing. It deliberately does not resolve class names (that is `resolve`).
 
+use crate::constant_lookup::ConstantLookup;
 use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::layout::Member;
@@ -187,25 +188,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// A constant declared in a package or enclosing class (`Constants.pi`, or `pi` inside it).
     fn package_constant(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Option<Value>> {
         let (class, name) = if c.parts.len() == 1 {
-            // An unqualified name: the constants of enclosing classes.
-            let mut current = Some(scope.class);
-            let mut found = None;
-            let ident = &c.parts[0].name.name;
-            while let Some(cls) = current {
-                // An enclosing package that another one extends for the instance at hand is
-                // that package (`nX` in `PartialMedium.BaseProperties` is the medium's).
-                let package = self.view_of(scope, cls);
-                if self.find_constant(package, ident).is_some() {
-                    found = Some((package, ident.as_str()));
-                    break;
-                }
-                if let Some(imported) = self.imported_constant(cls, ident) {
-                    found = Some(imported);
-                    break;
-                }
-                current = self.table.get(cls).parent;
+            match self.enclosing_constant(&c.parts[0].name, scope) {
+                ConstantLookup::Found(class, name) => (class, name),
+                ConstantLookup::NotFound => return None,
+                ConstantLookup::Refused => return Some(None),
             }
-            found?
         } else {
             let parts = &c.parts[..c.parts.len() - 1];
             let name = ast::Name {
@@ -241,6 +228,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     )
                     .with_help("a protected element is named by its simple name only, inside its class and the classes extending it"),
                 );
+                return Some(None);
+            }
+            if !self.table.satisfies_package(class) {
+                self.constant_of_non_package(class, last);
                 return Some(None);
             }
             (class, last.name.as_str())
@@ -290,19 +281,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(value.and_then(|whole| self.subscripted_constant(whole, c, scope, loops)))
     }
 
-    /// The package and name of a constant that an import of `class` makes visible as `ident`:
-    /// `import Modelica.Constants.pi;`, `import p = Modelica.Constants.pi;`,
-    /// `import Modelica.Constants.*;` or `import Modelica.Constants.{pi, e};`.
-    fn imported_constant(
-        &self,
-        class: crate::resolve::ClassId,
-        ident: &'a str,
-    ) -> Option<(crate::resolve::ClassId, &'a str)> {
-        self.imported_elements(class, ident)
-            .into_iter()
-            .find(|&(package, name)| self.find_constant_decl(package, name).is_some())
-    }
-
     /// The enumeration type and position of the literal that an import of `class` makes visible
     /// as `ident`: `import P.Mode.Heating;`, `import H = P.Mode.Heating;` or
     /// `import P.Mode.{Off, Heating};`.
@@ -318,7 +296,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Every (class, element name) that an import of `class` could make visible as `ident`,
     /// in the order of the imports; whether the class has such an element is the caller's
     /// question.
-    fn imported_elements<'n>(
+    pub(crate) fn imported_elements<'n>(
         &self,
         class: crate::resolve::ClassId,
         ident: &'n str,

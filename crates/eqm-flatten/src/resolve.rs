@@ -614,7 +614,7 @@ impl<'a> ClassTable<'a> {
             found = match found {
                 Some(TypeRef::Class(c)) => self
                     .member_class(c, &part.name, depth + 1)
-                    .filter(|&m| !self.get(m).protected)
+                    .filter(|&m| self.can_name_member(c, m))
                     .map(TypeRef::Class),
                 _ => None,
             };
@@ -625,18 +625,81 @@ impl<'a> ClassTable<'a> {
         found.ok_or(LookupError::NotFound { resolved_parts: 0 })
     }
 
-    /// The protected class that a dotted class name written in `scope` passes through after
-    /// its first part (`A.B` with `B` protected in `A`), which is why the name denotes nothing.
-    pub fn protected_part(&self, scope: ClassId, name: &ast::Name) -> Option<ClassId> {
+    /// Whether a dotted name may go on from `class` to its member class `member`: not when the
+    /// member is protected (Modelica 4.1: it is named by its simple name only), nor when
+    /// `class` is no package and the member is not encapsulated (Modelica 5.3.2: a class that
+    /// does not satisfy the restrictions of a package has only its encapsulated classes named
+    /// through it).
+    fn can_name_member(&self, class: ClassId, member: ClassId) -> bool {
+        let member_def = self.get(member).def;
+        !self.get(member).protected
+            && (member_def.encapsulated
+                || member_def.kind.is_function()
+                || member_def.kind == ast::ClassKind::Operator
+                || self.satisfies_package(class))
+    }
+
+    /// Whether `class` is partial: declared so, or defined by a short class definition of a
+    /// partial class (Modelica 4.5.1: `model B = A;` is partial when `A` is, whether or not
+    /// it says so).
+    pub fn is_partial(&self, class: ClassId) -> bool {
+        self.short_class_chain(class).any(|c| self.get(c).def.partial)
+    }
+
+    /// `class`, then, while the class at hand is a short class definition (`record R2 =
+    /// R(...)`), the class it is defined as, as far as they resolve (at most the depth of a
+    /// lookup, so a cycle ends).
+    pub fn short_class_chain(&self, class: ClassId) -> impl Iterator<Item = ClassId> + '_ {
+        let next = move |&current: &ClassId| {
+            let entry = self.get(current);
+            let ast::ClassBody::Short { base, .. } = &entry.def.body else {
+                return None;
+            };
+            match self.lookup(entry.parent.unwrap_or(current), base) {
+                Ok(TypeRef::Class(b)) if b != current => Some(b),
+                _ => None,
+            }
+        };
+        std::iter::successors(Some(class), next).take(self.max_lookup_depth() + 1)
+    }
+
+    /// Whether `class` satisfies the restrictions of a package as far as its own definition
+    /// shows: a package, or a class whose own elements are classes, imports, base classes and
+    /// constants, with no equations or algorithms. Its bases are not examined, so a class made
+    /// a model only by what it inherits is taken for package-like.
+    pub fn satisfies_package(&self, class: ClassId) -> bool {
+        let entry = self.get(class);
+        if entry.def.kind.is_package() {
+            return true;
+        }
+        entry.sections().iter().all(|section| match section {
+            ast::Section::Elements { elements, .. } => elements.iter().all(|element| match element {
+                ast::Element::Component(clause) => clause.prefixes.variability == ast::Variability::Constant,
+                ast::Element::Class(_) | ast::Element::Extends(_) | ast::Element::Import(_) => true,
+            }),
+            _ => false,
+        })
+    }
+
+    /// The class that a dotted class name written in `scope` cannot pass through after its
+    /// first part, which is why the name denotes nothing: a protected class (`A.B` with `B`
+    /// protected in `A`), or a class that is no package and so names only its encapsulated
+    /// classes (`M.B` with `M` a model and `B` not encapsulated). The answer is the member
+    /// that cannot be named, and whether it is hidden by its protection.
+    pub fn hidden_part(&self, scope: ClassId, name: &ast::Name) -> Option<(ClassId, HiddenBy)> {
         let mut current = match self.lookup_first(scope, &name.parts.first()?.name, 0, false)? {
             TypeRef::Class(c) => c,
             TypeRef::Builtin(_) => return None,
         };
         for part in &name.parts[1..] {
-            current = self.member_class(current, &part.name, 1)?;
-            if self.get(current).protected {
-                return Some(current);
+            let member = self.member_class(current, &part.name, 1)?;
+            if self.get(member).protected {
+                return Some((member, HiddenBy::Protection));
             }
+            if !self.can_name_member(current, member) {
+                return Some((member, HiddenBy::NonPackage(current)));
+            }
+            current = member;
         }
         None
     }
@@ -737,6 +800,16 @@ impl<'a> ClassTable<'a> {
         v.sort_unstable();
         v
     }
+}
+
+/// Why a class that exists cannot be named with a dotted name ([`ClassTable::hidden_part`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum HiddenBy {
+    /// The class is protected in its enclosing class.
+    Protection,
+    /// The class is not encapsulated and the name reaches it through this class, which is
+    /// no package.
+    NonPackage(ClassId),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

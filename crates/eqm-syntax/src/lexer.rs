@@ -400,8 +400,14 @@ pub struct Lexer<'src> {
 
 impl<'src> Lexer<'src> {
     pub fn new(source: &'src str, file: FileId) -> Self {
+        let mut inner = Token::lexer(source);
+        // A byte order mark opens files saved by some Windows editors; it marks the encoding
+        // and is no part of the text (Modelica 13.4 allows it at the start of a file).
+        if source.starts_with('\u{feff}') {
+            inner.bump('\u{feff}'.len_utf8());
+        }
         Lexer {
-            inner: Token::lexer(source),
+            inner,
             file,
             diagnostics: Vec::new(),
             unterminated: false,

@@ -176,7 +176,8 @@ fn normalize_annotation(a: &mut Option<Annotation>) {
     }
 }
 
-fn normalize_class(c: &mut ClassDef) {
+/// Normalises one class definition in place.
+pub fn normalize_class(c: &mut ClassDef) {
     let ClassDef {
         encapsulated: _,
         partial: _,

@@ -81,8 +81,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0114",
         Error,
         Syntax,
-        "A class or component named like a predefined type (`Real`, `Integer`, `Boolean`, `String`), which \
-         Modelica reserves",
+        "A class or component named like a predefined type (`Real`, `Integer`, `Boolean`, `String`), or an \
+         enumeration literal named like an attribute of its type (`quantity`, `min`, `max`, `start`, `fixed`): \
+         Modelica reserves these names",
     ),
     code(
         "E0201",
@@ -177,7 +178,7 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Names,
         "A name declared twice: a variable in one function, a literal in one enumeration, two elements (components \
-         or classes) in one class",
+         or classes) in one class, or a class declared again differently beside an inherited one",
     ),
     code(
         "E0219",
@@ -429,7 +430,7 @@ pub static CODES: &[CodeInfo] = &[
         "An `extends` clause naming a class of a kind the deriving class cannot inherit from (a block \
          extending a model or a connector, a record extending a model, a model extending a type, ...), or \
          an `extends` of a predefined or enumeration type, an array class or a class defined with a prefix \
-         beside components, equations or other base classes",
+         beside components, equations or other base classes, or an `extends` of a replaceable class",
     ),
     code(
         "E0340",
@@ -455,7 +456,8 @@ pub static CODES: &[CodeInfo] = &[
         Instantiation,
         "An element or section that the class's kind does not allow: equations, algorithms or protected \
          components in a record or connector, `inner` or `outer` components in either, and `input`, \
-         `output` or `flow` components in a record, components other than constants in a package",
+         `output` or `flow` components in a record, components other than constants in a package, anything but \
+         functions in an operator, a constructor function with more than one output",
     ),
     code(
         "E0343",

@@ -103,6 +103,9 @@ impl<'src> Builder<'src> {
         r: usize,
     ) -> ClassDef {
         self.check_reserved_name(&name);
+        if let ClassBody::Enumeration { literals, .. } = &body {
+            self.check_literal_names(literals);
+        }
         if let ClassBody::Long { end_name, .. } = &body
             && end_name.name != name.name
         {
@@ -165,6 +168,28 @@ impl<'src> Builder<'src> {
                 name.span,
                 "reserved name",
             ));
+        }
+    }
+
+    /// An enumeration literal cannot take the name of an attribute of its type (Modelica
+    /// 4.9.5): `E.start` and a modifier `start = ...` of a variable of type `E` would name
+    /// different things.
+    fn check_literal_names(&mut self, literals: &[EnumLiteral]) {
+        for literal in literals {
+            if matches!(
+                literal.name.name.as_str(),
+                "quantity" | "min" | "max" | "start" | "fixed"
+            ) {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0114",
+                    format!(
+                        "`{}` is an attribute of every enumeration type and cannot name one of its literals",
+                        literal.name.name
+                    ),
+                    literal.name.span,
+                    "reserved name",
+                ));
+            }
         }
     }
 

@@ -36,8 +36,8 @@ fn flows_decide_their_rates_by_the_table_of_constrained_rate() {
     port.data = data;
   end Publisher;
   parameter Real w = 1;
-  Publisher up[3](info = {Causality.free, Causality.fixed, Causality.capped}, each data = 2);
-  Publisher down[3](info = {Causality.free, Causality.fixed, Causality.capped}, each data = 3);
+  Publisher up[3](info = {Causality.free, Causality.dictated, Causality.capped}, each data = 2);
+  Publisher down[3](info = {Causality.free, Causality.dictated, Causality.capped}, each data = 3);
   SystemDynamics.Flows.Flow f[3, 3](each u = w*time);
   Real r[3, 3] = {{constrainedRate(w*time, up[i].info, 2, down[j].info, 3) for j in 1:3} for i in 1:3};
 equation
