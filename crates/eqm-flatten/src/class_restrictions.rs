@@ -83,12 +83,13 @@ impl Flattener<'_, '_> {
     /// `operator` class holds declarations of functions only), and for a constructor function
     /// with more than one output (Modelica 14.3: a constructor gives one record).
     fn check_operators(&mut self, def: &ast::ClassDef) {
-        for operator in class_elements(def).filter_map(|e| match e {
+        let operators = class_elements(def).filter_map(|e| match e {
             ast::Element::Class(c) if matches!(c.kind, ast::ClassKind::Operator | ast::ClassKind::OperatorFunction) => {
                 Some(c)
             }
             _ => None,
-        }) {
+        });
+        for operator in operators {
             let constructor = operator.name.name == "'constructor'";
             if operator.kind == ast::ClassKind::OperatorFunction {
                 if constructor {
@@ -96,29 +97,26 @@ impl Flattener<'_, '_> {
                 }
                 continue;
             }
-            let ast::ClassBody::Long { sections, .. } = &operator.body else {
-                continue;
-            };
-            for section in sections {
-                match section {
-                    ast::Section::Elements { elements, .. } => {
-                        for element in elements {
-                            match element {
-                                ast::Element::Class(f) if f.kind.is_function() => {
-                                    if constructor {
-                                        self.check_constructor_outputs(f);
-                                    }
-                                }
-                                ast::Element::Import(_) => {}
-                                ast::Element::Class(c) => self.not_in_operator(c.kind.keyword(), c.span),
-                                ast::Element::Component(c) => self.not_in_operator("component", c.span),
-                                ast::Element::Extends(x) => self.not_in_operator("`extends` clause", x.span),
-                            }
+            if let ast::ClassBody::Long { sections, .. } = &operator.body {
+                for section in sections {
+                    match section {
+                        ast::Section::Equations { span, .. } => self.not_in_operator("equation section", *span),
+                        ast::Section::Algorithm { span, .. } => self.not_in_operator("algorithm section", *span),
+                        _ => {}
+                    }
+                }
+            }
+            for element in class_elements(operator) {
+                match element {
+                    ast::Element::Class(f) if f.kind.is_function() => {
+                        if constructor {
+                            self.check_constructor_outputs(f);
                         }
                     }
-                    ast::Section::Equations { span, .. } => self.not_in_operator("equation section", *span),
-                    ast::Section::Algorithm { span, .. } => self.not_in_operator("algorithm section", *span),
-                    ast::Section::Invariants { .. } | ast::Section::External { .. } => {}
+                    ast::Element::Import(_) => {}
+                    ast::Element::Class(c) => self.not_in_operator(c.kind.keyword(), c.span),
+                    ast::Element::Component(c) => self.not_in_operator("component", c.span),
+                    ast::Element::Extends(x) => self.not_in_operator("`extends` clause", x.span),
                 }
             }
         }
@@ -138,12 +136,9 @@ impl Flattener<'_, '_> {
             };
             // A short definition (`ComplexCurrent = Complex(...)`) has the operators of the
             // record it is defined as.
-            let Some(record) = self.table.short_class_chain(declared).last() else {
+            let Some(record) = self.operator_record(declared) else {
                 continue;
             };
-            if self.table.get(record).def.kind != ast::ClassKind::OperatorRecord {
-                continue;
-            }
             let missing: Vec<&str> = ["'0'", "'+'", "'-'"]
                 .into_iter()
                 .filter(|op| self.operator_functions(record, op).is_none_or(|f| f.is_empty()))
@@ -203,15 +198,8 @@ impl Flattener<'_, '_> {
     /// E0218 for a second element of the same name in one class definition (two components, or
     /// a component and a class): Modelica 4.4.1 allows a name once per class.
     fn check_duplicate_names(&mut self, def: &ast::ClassDef) {
-        let ast::ClassBody::Long { sections, .. } = &def.body else {
-            return;
-        };
         let mut seen: std::collections::HashMap<&str, Span> = std::collections::HashMap::new();
-        let names = sections.iter().flat_map(|section| match section {
-            ast::Section::Elements { elements, .. } => elements.as_slice(),
-            _ => &[],
-        });
-        for element in names {
+        for element in class_elements(def) {
             let declared: Vec<&ast::Ident> = match element {
                 ast::Element::Component(clause) => clause.components.iter().map(|c| &c.name).collect(),
                 ast::Element::Class(class) => vec![&class.name],

@@ -58,14 +58,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Whether `class` itself declares a component `name` that is neither a constant nor a
     /// parameter.
     fn declares_variable(&self, class: crate::resolve::ClassId, name: &str) -> bool {
-        self.table.get(class).elements().any(|(e, _)| match e {
-            ast::Element::Component(clause) => {
-                !matches!(
-                    clause.prefixes.variability,
-                    ast::Variability::Constant | ast::Variability::Parameter
-                ) && clause.components.iter().any(|d| d.name.name == name)
-            }
-            _ => false,
+        self.own_component(class, name).is_some_and(|(clause, _, _)| {
+            !matches!(
+                clause.prefixes.variability,
+                ast::Variability::Constant | ast::Variability::Parameter
+            )
         })
     }
 
@@ -170,9 +167,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             );
             return ConstantLookup::Refused;
         }
-        if let Some(other) = self.second_unqualified_source(class, ident, package) {
-            // Modelica 13.2.1: a name that two unqualified imports both provide is an error,
-            // whichever import comes first.
+        // Only unqualified imports give candidates for a name no import names, so another
+        // package among them is a second `import P.*;` providing it (Modelica 13.2.1: an
+        // error, whichever import comes first).
+        let other = found
+            .iter()
+            .find(|f| f.0 != package)
+            .map(|f| self.table.get(f.0).full_name.clone());
+        if let Some(other) = other.filter(|_| !self.named_import_provides(class, ident)) {
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0205",
@@ -187,26 +189,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return ConstantLookup::Refused;
         }
         ConstantLookup::Found(package, name)
-    }
-
-    /// When `first` provides `ident` through an unqualified import of `class` and another
-    /// package imported unqualified into `class` also declares it, that package's name.
-    fn second_unqualified_source(
-        &self,
-        class: crate::resolve::ClassId,
-        ident: &str,
-        first: crate::resolve::ClassId,
-    ) -> Option<String> {
-        let table = self.table;
-        let mut unqualified = table.get(class).imports().filter_map(|import| match &import.kind {
-            ast::ImportKind::Unqualified(n) => table.resolve_path(n.parts.iter().map(|p| p.name.as_str())),
-            _ => None,
-        });
-        if !unqualified.clone().any(|p| p == first) || self.named_import_provides(class, ident) {
-            return None;
-        }
-        let other = unqualified.find(|&p| p != first && self.find_constant_decl(p, ident).is_some())?;
-        Some(table.get(other).full_name.clone())
     }
 
     /// Whether a qualified, renaming or multiple import of `class` names `ident`; it then wins

@@ -139,7 +139,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let ast::ExprKind::Ref(c) = &d.kind else {
                 continue;
             };
-            if is_number(e) && self.names_boolean_type(c, scope) {
+            if is_number(e) && self.names_boolean(c, scope) {
                 self.diagnostics.push(
                     Diagnostic::error(
                         "E0306",
@@ -169,35 +169,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         true
-    }
-
-    /// Whether the dimension `c` names the type `Boolean`, directly or through short type
-    /// definitions (`type B = Boolean;`).
-    fn names_boolean_type(&self, c: &ast::ComponentRef, scope: Scope) -> bool {
-        if c.parts.iter().any(|p| !p.subscripts.is_empty()) {
-            return false;
-        }
-        let name = ast::Name {
-            global: c.global,
-            parts: c.parts.iter().map(|p| p.name.clone()).collect(),
-            span: c.span,
-        };
-        let boolean = Ok(crate::resolve::TypeRef::Builtin(ScalarType::Boolean));
-        match self.table.lookup(scope.class, &name) {
-            Ok(crate::resolve::TypeRef::Class(class)) => {
-                let Some(last) = self.table.short_class_chain(class).last() else {
-                    return false;
-                };
-                let entry = self.table.get(last);
-                match &entry.def.body {
-                    ast::ClassBody::Short { base, dims, .. } if dims.is_empty() => {
-                        self.table.lookup(entry.parent.unwrap_or(last), base) == boolean
-                    }
-                    _ => false,
-                }
-            }
-            found => found == boolean,
-        }
     }
 
     /// Whether `e` is a literal of an enumeration type (`E.two`), or an array or if-expression

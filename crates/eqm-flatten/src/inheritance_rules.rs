@@ -1,15 +1,16 @@
-//! Two rules of inheritance (Modelica 3.6 section 7.1) checked when a class is laid out.
+//! The rules of inheritance (Modelica 3.6 section 7.1) checked when a class is laid out or a
+//! package is searched for a constant.
 //!
 //! Input: a class and its base classes, each base with the `extends` clause that names it.
-//! Output: E0336 for a base class that is replaceable (section 7.1.4: the class after
-//! `extends` must not be replaceable, so that a redeclaration cannot change what a class
-//! inherits), E0336 for a long class extending an operator record or a class enclosing one
+//! Output: E0336 for a base of a kind the class cannot extend (section 7.1.3), for a
+//! replaceable base class (section 7.1.4: a redeclaration would change what the class
+//! inherits), and for a long class extending an operator record or a class enclosing one
 //! (section 4.6: only a short class definition may extend an operator record, so that its
-//! operators keep applying to what they were written for), and E0218 for a class that the class or one of its bases declares under a name
-//! that another of them also declares, when the two are not written alike (section 7.1: such
-//! duplicates must be identical). It deliberately does not follow replaceable prefixes of the
-//! base's name (`extends P.A` with `P` replaceable) and leaves redeclarations (`redeclare
-//! model A`, `model extends A`) to the redeclaration rules.
+//! operators keep applying to what they were written for); E0218 for a class that the class or
+//! one of its bases declares under a name that another of them also declares, when the two are
+//! not written alike (section 7.1: such duplicates must be identical). It deliberately does not
+//! follow replaceable prefixes of the base's name (`extends P.A` with `P` replaceable) and
+//! leaves redeclarations (`redeclare model A`, `model extends A`) to the redeclaration rules.
 
 use crate::flattener::Flattener;
 use crate::resolve::ClassId;
@@ -19,8 +20,39 @@ use eqm_ir::expr::FxHashMap;
 use eqm_syntax::ast;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// E0336 for each rule of section 7.1 that `class` extending `base` through the clause `x`
+    /// breaks.
+    pub(crate) fn check_base(&mut self, class: ClassId, base: ClassId, x: &ast::Extends) {
+        self.check_base_kind(class, base, x.base.span);
+        self.check_base_not_replaceable(base, x);
+        self.check_operator_record_base(base, x);
+    }
+
+    /// E0336 when `class` may not extend `base` by their kinds, as Modelica restricts them
+    /// (section 7.1.3 of its specification): a package, operator, function, type, record,
+    /// operator record or expandable connector extends its own kind only (an operator function
+    /// also a function), a connector also a type or a record, a block also a record, a model
+    /// also a record or a block; every kind may extend a `class`. A class written `class` is
+    /// not checked, as libraries use it loosely.
+    fn check_base_kind(&mut self, class: ClassId, base: ClassId, span: Span) {
+        let (derived, inherited) = (self.table.get(class).def.kind, self.table.get(base).def.kind);
+        if !crate::resolve::may_extend(derived, inherited) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0336",
+                format!(
+                    "a {} cannot extend the {} `{}`",
+                    derived.keyword(),
+                    inherited.keyword(),
+                    self.table.get(base).full_name
+                ),
+                span,
+                "base class of another kind",
+            ));
+        }
+    }
+
     /// E0336 when the base class named by the `extends` clause `x` is declared replaceable.
-    pub(crate) fn check_base_not_replaceable(&mut self, base: ClassId, x: &ast::Extends) {
+    fn check_base_not_replaceable(&mut self, base: ClassId, x: &ast::Extends) {
         let def = self.table.get(base).def;
         if x.inherited || !def.redeclarable.replaceable {
             return;
@@ -42,7 +74,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// E0336 when a long class definition extends an operator record, or any class extends
     /// one that encloses an operator record.
-    pub(crate) fn check_operator_record_base(&mut self, base: ClassId, x: &ast::Extends) {
+    fn check_operator_record_base(&mut self, base: ClassId, x: &ast::Extends) {
         let (kind, what) = if self.table.get(base).def.kind == ast::ClassKind::OperatorRecord {
             ("operator record", self.table.get(base).full_name.clone())
         } else if let Some(inner) = self.enclosed_operator_record(base) {

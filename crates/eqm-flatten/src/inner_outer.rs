@@ -82,7 +82,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
         }
         if let TypeRef::Class(c) = class
-            && self.table.get(c).def.partial
+            && self.table.is_partial(c)
         {
             return Err(format!("its class `{}` is partial", resolved.class_name));
         }

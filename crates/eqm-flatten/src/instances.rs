@@ -157,29 +157,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         layout
     }
 
-    /// E0336 when `class` may not extend `base` by their kinds, as Modelica restricts them
-    /// (section 7.1.3 of its specification): a package, operator, function, type, record,
-    /// operator record or expandable connector extends its own kind only (an operator function
-    /// also a function), a connector also a type or a record, a block also a record, a model
-    /// also a record or a block; every kind may extend a `class`. A class written `class` is
-    /// not checked, as libraries use it loosely.
-    pub(crate) fn check_base_kind(&mut self, class: ClassId, base: ClassId, span: eqm_diag::source::Span) {
-        let (derived, inherited) = (self.table.get(class).def.kind, self.table.get(base).def.kind);
-        if !crate::resolve::may_extend(derived, inherited) {
-            self.diagnostics.push(Diagnostic::error(
-                "E0336",
-                format!(
-                    "a {} cannot extend the {} `{}`",
-                    derived.keyword(),
-                    inherited.keyword(),
-                    self.table.get(base).full_name
-                ),
-                span,
-                "base class of another kind",
-            ));
-        }
-    }
-
     /// E0218 for two declarations of one name in `class` and its base classes that are not
     /// written alike (`Integer x = 1;` beside an inherited `Real x = 2;`), shown at the one
     /// `class` declares itself, if any. (Two in one class are reported where the class's
@@ -276,9 +253,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             }
                             ast::Element::Extends(x) => match self.base_class(class, x) {
                                 Ok(TypeRef::Class(base)) => {
-                                    self.check_base_kind(class, base, x.base.span);
-                                    self.check_base_not_replaceable(base, x);
-                                    self.check_operator_record_base(base, x);
+                                    self.check_base(class, base, x);
                                     self.check_combined_base(class, Some(base), x);
                                     let scope = Scope { instance: None, class };
                                     let modifier = match &x.modification {

@@ -336,19 +336,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
         class: crate::resolve::ClassId,
         name: &str,
     ) -> Option<(&'a ast::ComponentDecl, bool)> {
+        let (clause, decl, protected) = self.own_component(class, name)?;
+        matches!(
+            clause.prefixes.variability,
+            ast::Variability::Constant | ast::Variability::Parameter
+        )
+        .then_some((decl, protected))
+    }
+
+    /// The declaration of the component `name` that `class` itself declares (not one it
+    /// inherits), its clause, and whether it is protected.
+    pub(crate) fn own_component(
+        &self,
+        class: crate::resolve::ClassId,
+        name: &str,
+    ) -> Option<(&'a ast::ComponentClause, &'a ast::ComponentDecl, bool)> {
         self.table.get(class).elements().find_map(|(e, visibility)| match e {
-            ast::Element::Component(clause)
-                if matches!(
-                    clause.prefixes.variability,
-                    ast::Variability::Constant | ast::Variability::Parameter
-                ) =>
-            {
-                clause
-                    .components
-                    .iter()
-                    .find(|d| d.name.name == name)
-                    .map(|d| (d, visibility == ast::Visibility::Protected))
-            }
+            ast::Element::Component(clause) => clause
+                .components
+                .iter()
+                .find(|d| d.name.name == name)
+                .map(|d| (clause, d, visibility == ast::Visibility::Protected)),
             _ => None,
         })
     }

@@ -85,8 +85,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 continue;
             };
             if self.redeclarations.base_kinds_checked.insert((class, base)) {
-                self.check_base_kind(class, base, x.base.span);
-                self.check_operator_record_base(base, x);
+                self.check_base(class, base, x);
             }
             let Some(mut found) = self.search_constant(base, name, depth + 1) else {
                 continue;

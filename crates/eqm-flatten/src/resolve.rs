@@ -643,24 +643,8 @@ impl<'a> ClassTable<'a> {
     /// partial class (Modelica 4.5.1: `model B = A;` is partial when `A` is, whether or not
     /// it says so).
     pub fn is_partial(&self, class: ClassId) -> bool {
-        self.short_class_chain(class).any(|c| self.get(c).def.partial)
-    }
-
-    /// `class`, then, while the class at hand is a short class definition (`record R2 =
-    /// R(...)`), the class it is defined as, as far as they resolve (at most the depth of a
-    /// lookup, so a cycle ends).
-    pub fn short_class_chain(&self, class: ClassId) -> impl Iterator<Item = ClassId> + '_ {
-        let next = move |&current: &ClassId| {
-            let entry = self.get(current);
-            let ast::ClassBody::Short { base, .. } = &entry.def.body else {
-                return None;
-            };
-            match self.lookup(entry.parent.unwrap_or(current), base) {
-                Ok(TypeRef::Class(b)) if b != current => Some(b),
-                _ => None,
-            }
-        };
-        std::iter::successors(Some(class), next).take(self.max_lookup_depth() + 1)
+        self.short_definition_chain(class)
+            .any(|link| matches!(link, TypeRef::Class(c) if self.get(c).def.partial))
     }
 
     /// Whether `class` satisfies the restrictions of a package as far as its own definition
