@@ -46,13 +46,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if self.uses_conditional(c, scope) {
             return None;
         }
+        let visible = scope
+            .instance
+            .filter(|&instance| !self.declared_beyond_scope(instance, scope, &first.name.name));
         // A reference to one variable (most references) is resolved once, directly.
-        if let Some(instance) = scope.instance
+        if let Some(instance) = visible
             && let Some(Target::Var(v)) = self.single_target(c, instance, scope, loops)?
         {
             return Some(Value::Scalar(self.model.exprs.var(v), self.model.var(v).ty));
         }
-        if let Some(instance) = scope.instance
+        if let Some(instance) = visible
             && self.member(instance, &first.name.name).is_some()
         {
             if c.parts.len() == 1
@@ -182,7 +185,44 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(s) = eqm_diag::did_you_mean(name, candidates.iter().map(|s| s.as_str())) {
             d = d.with_help(format!("did you mean `{s}`?"));
         }
+        if let Some(instance) = scope.instance
+            && self.declared_beyond_scope(instance, scope, name)
+        {
+            let written_in = self.table.get(scope.class).full_name.clone();
+            let state = &self.instances[instance.0 as usize];
+            let declared_in = state.layout.index(name).map(|k| state.layout.elements[k].class);
+            let declared_in = declared_in.map_or_else(String::new, |class| self.table.get(class).full_name.clone());
+            d = Diagnostic::error(
+                "E0205",
+                format!("unknown variable `{name}` in `{written_in}`: `{name}` is declared in `{declared_in}`, which extends it"),
+                c.parts[0].name.span,
+                "not declared in this class",
+            )
+            .with_help(format!(
+                "the equations and bindings of a base class see only the base class's elements: declare `{name}` in `{written_in}` (and modify it in `{declared_in}`), or write the use in `{declared_in}`"
+            ));
+        }
         self.diagnostics.push(d);
+    }
+
+    /// Whether `name` is an element of `instance` that the class the reference is written in
+    /// cannot see: an element that a class extending it declares (Modelica 5.6.1, 7.1: the
+    /// contents of a base class are looked up in the base class, where the derived class's
+    /// own elements do not exist). Such a reference looks further, to an enclosing class's
+    /// constant, or is unknown. Only asked where the reference is written in a base class of
+    /// the instance's class, so a class's own references cost one comparison.
+    pub(crate) fn declared_beyond_scope(&mut self, instance: InstanceId, scope: Scope, name: &str) -> bool {
+        let state = &self.instances[instance.0 as usize];
+        if state.class == scope.class || !state.layout.classes.contains(&scope.class) {
+            return false;
+        }
+        let Some(k) = state.layout.index(name) else {
+            return false;
+        };
+        if state.layout.elements[k].class == scope.class {
+            return false;
+        }
+        self.layout(scope.class).index(name).is_none()
     }
 
     /// A constant declared in a package or enclosing class (`Constants.pi`, or `pi` inside it).
@@ -369,6 +409,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<(Vec<usize>, Vec<Target>)> {
         let instance = scope.instance?;
+        if self.declared_beyond_scope(instance, scope, &c.parts[0].name.name) {
+            self.unknown_name(c, scope, loops);
+            return None;
+        }
         if let Some(target) = self.single_target(c, instance, scope, loops)? {
             return Some((Vec::new(), vec![target]));
         }

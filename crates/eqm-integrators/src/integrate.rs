@@ -68,6 +68,7 @@ pub fn integrate(
             return Ok(Outcome::Stopped { time: stepper.time() });
         }
         let info = stepper.step(sys, t_end)?;
+        sys.accepted();
         while let Some(t) = schedule.next_until(info.t) {
             // At the step's end the state itself is exact; interpolating there would only add
             // rounding.

@@ -59,6 +59,11 @@ pub trait OdeSystem {
         let _ = (t, x, values);
         None
     }
+    /// The stepper accepted a step, or the caller (re)started the integration, at the point of
+    /// the system's last evaluation: a system whose evaluations iterate (a model's algebraic
+    /// loops) keeps what the next evaluations start from, so that trials the stepper rejects
+    /// leave no trace in them.
+    fn accepted(&mut self) {}
     /// Whether whoever started the run asked it to stop (a front end's cancel flag, set on
     /// Ctrl-C). The driving loops look before every step, so that a run whose next output row
     /// is far away still stops soon; they end as if the observer had stopped the run there.

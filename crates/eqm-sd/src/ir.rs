@@ -467,6 +467,11 @@ pub enum Builtin {
     Normal,
     /// XMILE `EXPRND(mean [, seed])`: an exponential draw of the given mean.
     Exprnd,
+    /// XMILE `LOGNORMAL(mean, sd [, seed])`: `exp` of a normal draw of that mean and standard
+    /// deviation (the distribution of the logarithm).
+    Lognormal,
+    /// XMILE `POISSON(mean [, seed])`: a Poisson draw, a whole number, of the given mean.
+    Poisson,
     /// Vensim `RANDOM_EXPONENTIAL(min, max, shift, stretch, seed)`: `shift + stretch*e` with
     /// `e` an exponential draw of mean 1, truncated to `[min, max]`.
     RandomExponential,

@@ -18,7 +18,10 @@ use eqm_ir::failure::{EvalFailure, FailureKind, FailureSite};
 use eqm_ir::slot::Slot;
 use std::sync::{Arc, Mutex};
 
+mod guesses;
 mod snapshot;
+use guesses::GuessUse;
+pub use guesses::{KeptGuesses, SharedGuesses};
 pub use snapshot::InstanceSnapshot;
 
 /// The start values of the states with the default parameters (NaN when those are not valid):
@@ -49,6 +52,9 @@ pub struct Instance<'p> {
     delays: Option<Arc<Mutex<DelayLines>>>,
     /// The profiles of the model's `spatialDistribution`s, shared like the delays' histories.
     spatials: Option<Arc<Mutex<Vec<SpatialProfile>>>>,
+    /// The guesses of the run's last accepted point and how this instance uses them (see
+    /// `guesses`); `None` outside a run's integration.
+    guesses: Option<(SharedGuesses, GuessUse)>,
 }
 
 impl<'p> Instance<'p> {
@@ -81,6 +87,7 @@ impl<'p> Instance<'p> {
             work,
             delays: None,
             spatials: None,
+            guesses: None,
         })
     }
 
@@ -144,7 +151,7 @@ impl<'p> Instance<'p> {
             return Ok(());
         };
         self.apply_delays(t, x, dx)?;
-        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.evaluate(t, x, dx)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         let mut profiles = profiles.lock().unwrap_or_else(|e| e.into_inner());
         for (s, profile) in self.program().events().spatials.iter().zip(profiles.iter_mut()) {
@@ -179,7 +186,7 @@ impl<'p> Instance<'p> {
     /// The delayed expressions at `(t, x)` (evaluating the right-hand side and the outputs
     /// there first), in the program's order.
     fn delayed_expressions(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<Vec<f64>, EvalFailure> {
-        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.evaluate(t, x, dx)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         let program = self.program();
         program
@@ -340,7 +347,7 @@ impl<'p> Instance<'p> {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .write(t, &within(&used), &mut self.work);
-            self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+            self.evaluate(t, x, dx)?;
             self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
             let again = self.varying_delay_times(t, x, dx)?;
             let repeated = again.iter().zip(&used).all(|(a, b)| a.to_bits() == b.to_bits());
@@ -397,7 +404,7 @@ impl<'p> Instance<'p> {
     /// the outputs first, so `dx` and every variable are those of this point.
     pub fn surfaces(&mut self, t: f64, x: &[f64], dx: &mut [f64], out: &mut [f64]) -> Result<(), EvalFailure> {
         self.apply_delays(t, x, dx)?;
-        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.evaluate(t, x, dx)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.surfaces(t, x, &self.p, dx, &mut self.work, out)
     }
@@ -415,7 +422,7 @@ impl<'p> Instance<'p> {
             return Ok(false);
         }
         self.apply_delays(t, x, dx)?;
-        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.evaluate(t, x, dx)?;
         self.jacobian_at_last(t, x, dx, out)
     }
 
@@ -443,7 +450,7 @@ impl<'p> Instance<'p> {
     /// Zero-crossing function `k` alone at `(t, x)` (after the right-hand side and the outputs).
     pub fn surface_at(&mut self, k: usize, t: f64, x: &[f64], dx: &mut [f64]) -> Result<f64, EvalFailure> {
         self.apply_delays(t, x, dx)?;
-        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.evaluate(t, x, dx)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.surface(k, t, x, &self.p, dx, &mut self.work)
     }
@@ -512,6 +519,15 @@ impl<'p> Instance<'p> {
         Ok(x)
     }
 
+    /// The right-hand side at `(t, x)`, its iterations started where `guesses` says: every
+    /// evaluation of the instance goes through here.
+    fn evaluate(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        self.restore_guesses(t);
+        let result = self.interpreter.rhs(t, x, &self.p, dx, &mut self.work);
+        self.note_solved(result.is_ok());
+        result
+    }
+
     /// Computes the variables alias elimination removed, after [`OdeRhs::rhs`] at the same point.
     pub fn outputs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)
@@ -537,7 +553,7 @@ impl OdeRhs for Instance<'_> {
 
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
         self.apply_delays(t, x, dx)?;
-        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)
+        self.evaluate(t, x, dx)
     }
 }
 

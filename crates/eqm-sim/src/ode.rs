@@ -55,6 +55,10 @@ impl OdeSystem for ModelOde<'_> {
             .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
     }
 
+    fn accepted(&mut self) {
+        self.instance.keep_guesses();
+    }
+
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
         let result = match &mut self.projector {
             Some(p) => p.rhs(&mut self.instance, t, x, dx),

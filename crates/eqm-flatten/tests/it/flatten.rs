@@ -383,14 +383,7 @@ end Tables;
     let flat = session
         .flatten(None, &eqm_flatten::Options::default())
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
-    let value = |name: &str| {
-        let v = flat
-            .variables
-            .iter()
-            .find(|v| v.name == name)
-            .unwrap_or_else(|| panic!("{name}"));
-        v.binding.and_then(|b| flat.exprs.literal(b))
-    };
+    let value = |name: &str| literal_binding(&flat, name);
     for part in 1..=3 {
         assert_eq!(value(&format!("parts[{part}].t[1,1]")), Some(0.0));
         assert_eq!(value(&format!("parts[{part}].t[1,2]")), Some(1.5));
@@ -422,4 +415,39 @@ fn read_matrix_without_a_reader_is_a_located_diagnostic() {
         "{errors}"
     );
     assert!(errors.contains("m.eqm:2:28"), "{errors}");
+}
+
+/// The contents of a base class are looked up in the base class (Modelica 5.6.1): a name that
+/// only a class extending it declares is not one of its elements, so `k` in `Base` is the
+/// package's constant 3 even inside `Derived`, which declares a parameter `k` of its own.
+#[test]
+fn a_base_class_sees_the_enclosing_constant_and_not_the_derived_classs_element() {
+    let source = "package P
+  constant Real k = 3;
+  model Base
+    parameter Real x = k;
+  end Base;
+  model Derived
+    parameter Real k = 2;
+    extends Base;
+  end Derived;
+  model M
+    Derived d;
+  end M;
+end P;
+";
+    let (flat, diagnostics) = check(&[("scoping.eqm", source)], Some("P.M"));
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    assert_eq!(literal_binding(&flat, "d.x"), Some(3.0));
+    assert_eq!(literal_binding(&flat, "d.k"), Some(2.0));
+}
+
+/// The binding of variable `name` of `flat` when it is a number.
+fn literal_binding(flat: &FlatModel, name: &str) -> Option<f64> {
+    let v = flat
+        .variables
+        .iter()
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("{name}"));
+    v.binding.and_then(|b| flat.exprs.literal(b))
 }

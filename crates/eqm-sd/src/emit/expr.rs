@@ -864,7 +864,13 @@ fn has_memory_or_time(builtin: Builtin) -> bool {
 fn is_random(builtin: Builtin) -> bool {
     matches!(
         builtin,
-        Builtin::RandomUniform | Builtin::RandomNormal | Builtin::Normal | Builtin::Exprnd | Builtin::RandomExponential
+        Builtin::RandomUniform
+            | Builtin::RandomNormal
+            | Builtin::Normal
+            | Builtin::Exprnd
+            | Builtin::Lognormal
+            | Builtin::Poisson
+            | Builtin::RandomExponential
     )
 }
 

@@ -1,7 +1,7 @@
 //! The random functions of both dialects: XMILE's `RANDOM(min, max [, seed])`,
-//! `NORMAL(mean, sd [, seed])` and `EXPRND(mean [, seed])`, Vensim's `RANDOM UNIFORM(min, max,
-//! seed)`, `RANDOM NORMAL(min, max, mean, sd, seed)` and `RANDOM EXPONENTIAL(min, max, shift,
-//! stretch, seed)`.
+//! `NORMAL(mean, sd [, seed])`, `EXPRND(mean [, seed])`, `LOGNORMAL(mean, sd [, seed])` and
+//! `POISSON(mean [, seed])`, Vensim's `RANDOM UNIFORM(min, max, seed)`, `RANDOM NORMAL(min,
+//! max, mean, sd, seed)` and `RANDOM EXPONENTIAL(min, max, shift, stretch, seed)`.
 //!
 //! Input: the call in the context of the element being defined. Output: a call of a function
 //! the model holds, which gives the value of the current step. Each call draws from its own
@@ -11,10 +11,13 @@
 //! stream's state at the start jumped ahead by `1024*k` draws (the powers computed by
 //! squaring, each product split so that it stays exact), so a run needs no events and no
 //! state, and a run again gives the same numbers. A step draws what it needs from its 1024:
-//! one for a uniform value, one for an exponential, two per try for a normal (Box-Muller);
-//! a truncated draw is tried again until it falls in `[min, max]`, and after 512 tries
-//! outside it (a range with less than about a thousandth of the distribution) the value is
-//! the nearer bound.
+//! one for a uniform value, one for an exponential, two per try for a normal (Box-Muller) and
+//! for a lognormal (`exp` of a normal draw: its arguments are the mean and standard deviation
+//! of the logarithm), one for a Poisson value (the inverse of its distribution function at
+//! the uniform draw, summed term by term in logarithms so that a large mean does not
+//! underflow; a negative mean stops the run); a truncated draw is tried again until it falls
+//! in `[min, max]`, and after 512 tries outside it (a range with less than about a thousandth
+//! of the distribution) the value is the nearer bound.
 //!
 //! The seed: a call with a seed starts its stream from `1 + seed mod (2^31 - 2)` (the whole
 //! part of the seed's absolute value, read at the start), advanced by eight draws so that
@@ -38,14 +41,16 @@ impl Writer<'_, '_> {
     /// The value of the step of a random builtin's call.
     pub(super) fn random(&mut self, expr: &Expr, builtin: Builtin, args: &[Expr]) -> Result<String, Diagnostic> {
         let a = self.real_args(args)?;
-        // Each builtin as the draw's kind (1 uniform, 2 normal, 3 exponential), its bounds,
-        // its two shape parameters and where its seed is.
+        // Each builtin as the draw's kind (1 uniform, 2 normal, 3 exponential, 4 lognormal,
+        // 5 Poisson), its bounds, its two shape parameters and where its seed is.
         let wide = ("-1e300".to_string(), "1e300".to_string());
         let (kind, (low, high), shift, scale, seed_at) = match builtin {
             Builtin::RandomUniform => (1, (a[0].clone(), a[1].clone()), "0".into(), "1".into(), 2),
             Builtin::RandomNormal => (2, (a[0].clone(), a[1].clone()), a[2].clone(), a[3].clone(), 4),
             Builtin::Normal => (2, wide, a[0].clone(), a[1].clone(), 2),
             Builtin::Exprnd => (3, wide, "0".into(), a[0].clone(), 1),
+            Builtin::Lognormal => (4, wide, a[0].clone(), a[1].clone(), 2),
+            Builtin::Poisson => (5, wide, "0".into(), a[0].clone(), 1),
             Builtin::RandomExponential => (3, (a[0].clone(), a[1].clone()), a[2].clone(), a[3].clone(), 4),
             other => return Err(unsupported(expr, &format!("the random function {other:?}"))),
         };
@@ -120,11 +125,11 @@ const RANDOM_BODY: &str = "    input Real t \"The time\";
     input Real dt \"The time step\";
     input Real first \"The stream's state at the start, a whole number from 1 to 2147483646\";
     input Real jump \"48271^1024 mod (2^31 - 1): the state's factor from one step to the next\";
-    input Integer kind \"1 uniform on [low, high], 2 normal, 3 exponential (each truncated to [low, high])\";
+    input Integer kind \"1 uniform on [low, high], 2 normal, 3 exponential (each truncated to [low, high]), 4 lognormal, 5 Poisson\";
     input Real low \"The least value\";
     input Real high \"The greatest value\";
-    input Real shift \"The mean of a normal draw, the shift of an exponential one\";
-    input Real scale \"The standard deviation of a normal draw, the mean of an exponential one\";
+    input Real shift \"The mean of a normal draw (of its logarithm for a lognormal one), the shift of an exponential one\";
+    input Real scale \"The standard deviation of a normal draw (of its logarithm for a lognormal one), the mean of an exponential or Poisson one\";
     output Real value \"The value of the step\";
   protected
     constant Real m = 2147483647;
@@ -135,6 +140,8 @@ const RANDOM_BODY: &str = "    input Real t \"The time\";
     Real u2;
     Integer tries;
     Boolean found;
+    Real logTerm;
+    Real cumulative;
   algorithm
     k := max(0, floor((t - t0)/dt + 1e-6));
     x := first;
@@ -149,6 +156,18 @@ const RANDOM_BODY: &str = "    input Real t \"The time\";
     if kind == 1 then
       x := mod(48271*x, m);
       value := low + (high - low)*x/m;
+    elseif kind == 5 then
+      assert(scale >= 0, \"the mean of a Poisson draw must not be negative\");
+      x := mod(48271*x, m);
+      u1 := x/m;
+      value := 0;
+      logTerm := -scale;
+      cumulative := exp(logTerm);
+      while cumulative < u1 and value < scale + 50*sqrt(scale) + 50 loop
+        value := value + 1;
+        logTerm := logTerm + log(scale) - log(value);
+        cumulative := cumulative + exp(logTerm);
+      end while;
     else
       found := false;
       tries := 0;
@@ -156,10 +175,13 @@ const RANDOM_BODY: &str = "    input Real t \"The time\";
       while not found and tries < 512 loop
         x := mod(48271*x, m);
         u1 := x/m;
-        if kind == 2 then
+        if kind == 2 or kind == 4 then
           x := mod(48271*x, m);
           u2 := x/m;
           value := shift + scale*sqrt(-2*log(u1))*cos(6.283185307179586*u2);
+          if kind == 4 then
+            value := exp(value);
+          end if;
         else
           value := shift - scale*log(u1);
         end if;

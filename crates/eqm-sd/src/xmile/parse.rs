@@ -488,13 +488,6 @@ impl Parser<'_> {
             (Function::Lookup(key.to_string()), (1, 1))
         } else if let Some(&n) = self.names.macros.get(key) {
             (Function::Macro(key.to_string()), (n, n))
-        } else if UNSUPPORTED_STANDARD.contains(&key) {
-            return Err(Diagnostic::error(
-                "E1002",
-                format!("EQM does not import XMILE's `{}`", key.to_uppercase()),
-                name_span,
-                "not supported",
-            ));
         } else {
             return Err(Diagnostic::error(
                 "E1005",
@@ -570,9 +563,6 @@ fn constant_builtin(key: &str) -> Option<Builtin> {
     })
 }
 
-/// XMILE's standard functions EQM does not import, by canonical name.
-const UNSUPPORTED_STANDARD: &[&str] = &["poisson", "lognormal"];
-
 /// XMILE's builtin of a (canonical) name, with its least and greatest number of arguments.
 fn builtin(key: &str) -> Option<(Builtin, usize, usize)> {
     use Builtin as B;
@@ -626,6 +616,8 @@ fn builtin(key: &str) -> Option<(Builtin, usize, usize)> {
         "random" => (B::RandomUniform, 2, 3),
         "normal" => (B::Normal, 2, 3),
         "exprnd" => (B::Exprnd, 1, 2),
+        "lognormal" => (B::Lognormal, 2, 3),
+        "poisson" => (B::Poisson, 1, 2),
         "size" => (B::Size, 1, 1),
         _ => return None,
     })

@@ -97,14 +97,6 @@ fn unsupported_elements_are_e1002_at_their_element() {
 }
 
 #[test]
-fn unsupported_builtins_are_e1002_at_their_call() {
-    check(&model(
-        "<aux name=\"p\"><eqn>POISSON(TIME)</eqn></aux> <!-- expect: E1002 -->\n\
-         <aux name=\"q\"><eqn>LOGNORMAL(TIME, 0.1)</eqn></aux> <!-- expect: E1002 -->",
-    ));
-}
-
-#[test]
 fn a_graphical_function_with_unequal_lists_is_e1003() {
     check(&model(
         "<aux name=\"g\"><eqn>TIME</eqn><gf> <!-- expect: E1003 -->\n\

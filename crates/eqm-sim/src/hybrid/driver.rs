@@ -194,7 +194,7 @@ impl Resumable {
         let x = stepper.state().to_vec();
         let flow = self.event_at(model, t, &x)?;
         if flow.is_continue() {
-            stepper.restart(t, &self.run.x)?;
+            model.restart(stepper, t, &self.run.x)?;
         }
         Ok(flow)
     }
@@ -465,6 +465,7 @@ impl<'o> Run<'o> {
                 other => other?,
             };
             shorter = None;
+            model.accepted();
             let flow = match found {
                 None => {
                     self.last_probe = end;
@@ -591,7 +592,7 @@ impl<'o> Run<'o> {
                     order + 1,
                 )?;
                 if self.clocks.next() != Some(info.t) {
-                    stepper.restart(info.t, &self.x)?;
+                    model.restart(stepper, info.t, &self.x)?;
                 }
             }
         }
@@ -648,7 +649,7 @@ impl<'o> Run<'o> {
             // The run stops at the event with the states before it: the integrator starts
             // again there, and the event itself waits for the caller.
             self.due = Some(Due::crossing(te, first));
-            stepper.restart(te, &self.x)?;
+            model.restart(stepper, te, &self.x)?;
             return Ok(ControlFlow::Continue(()));
         }
         self.crossing_event(model, stepper, te, first, row)
@@ -684,7 +685,7 @@ impl<'o> Run<'o> {
             return Ok(self.switched(te));
         }
         self.after_event(model, te, first, &before, sliding_surface, held)?;
-        stepper.restart(te, &self.x)?;
+        model.restart(stepper, te, &self.x)?;
         self.record_jump(model, te)?;
         if row(model, te, &self.x).is_break() {
             return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));

@@ -454,6 +454,16 @@ impl<'p> HybridModel<'p> {
     }
 }
 
+impl HybridModel<'_> {
+    /// Restarts `stepper` at an event's `(t, x)`: the iterations start from the values the
+    /// event left from now on (see [`OdeSystem::accepted`]).
+    pub(crate) fn restart(&mut self, stepper: &mut dyn Stepper, t: f64, x: &[f64]) -> Result<(), HybridError> {
+        stepper.restart(t, x)?;
+        self.accepted();
+        Ok(())
+    }
+}
+
 /// The model's field and Jacobian ([`ModelOde`]), but while sliding the Filippov combination,
 /// whose Jacobian is left to difference quotients (its coefficient depends on the state).
 impl OdeSystem for HybridModel<'_> {
@@ -471,6 +481,10 @@ impl OdeSystem for HybridModel<'_> {
             }
         });
         self.ode.keep(result)
+    }
+
+    fn accepted(&mut self) {
+        self.ode.accepted();
     }
 
     fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {

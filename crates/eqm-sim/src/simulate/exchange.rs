@@ -169,6 +169,8 @@ impl<'p> Exchange<'p> {
         let after = run.event_states();
         let states_changed = after != self.x.as_slice();
         self.x.copy_from_slice(after);
+        // The caller's integrator restarts here: its iterations start from the event's values.
+        self.model.accepted();
         let next_time_event = run.next_time_event();
         match flow {
             ControlFlow::Continue(()) => Ok(EventOutcome {
@@ -188,12 +190,15 @@ impl<'p> Exchange<'p> {
         }
     }
 
-    /// After the caller accepted a step ending at the current point: the model's assertions.
+    /// After the caller accepted a step ending at the current point: the model's assertions,
+    /// and the iterations' guesses kept there (see [`OdeSystem::accepted`]).
     pub fn completed_step(&mut self) -> Result<(), SimError> {
         let (t, x) = (self.t, self.x.clone());
         self.model
             .check_assertions_at(t, &x)
-            .map_err(|e| fail(self.program, &mut self.model, e))
+            .map_err(|e| fail(self.program, &mut self.model, e))?;
+        self.model.accepted();
+        Ok(())
     }
 
     /// Sets parameter or input `name`; the relations that read it change at the next event,

@@ -242,6 +242,12 @@ fn prepare_run<'p>(
         rows.attach_native(native.clone());
         model.instance.attach_native(native);
     }
+    // The iterations start from the guesses of accepted points (see `instance::guesses`).
+    if let Some(guesses) = crate::instance::KeptGuesses::of(program) {
+        let guesses = Arc::new(std::sync::Mutex::new(guesses));
+        model.instance.attach_guesses(Arc::clone(&guesses));
+        rows.follow_guesses(guesses);
+    }
     if !program.events().delays.is_empty() {
         attach_delays(program, &mut model.instance, &mut rows, options, &x0)?;
     }

@@ -46,8 +46,8 @@ fn failure_of(text: &str, name: &str) -> (f64, eqm::Diagnostic, eqm::SimulationR
 
 /// `exp(y) = 0.5 - t`: y = log(0.5 - t) while t < 0.5; no root after. A trial point past 0.5
 /// leaves Newton's iterate far out (exp of it is 0, a zero derivative); the trials closer to
-/// the last solution restart from that solution, so the run follows the logarithm to 0.5 and
-/// stops only there, alone or next to a state.
+/// the last solution start from the last accepted solution, so the run follows the logarithm to
+/// 0.5 and stops only there, alone or next to a state.
 #[test]
 fn an_inverted_exponential_follows_the_logarithm_and_stops_where_its_argument_reaches_zero() {
     for (text, equation) in [
@@ -62,7 +62,9 @@ fn an_inverted_exponential_follows_the_logarithm_and_stops_where_its_argument_re
     ] {
         let (time, diagnostic, result) = failure_of(text, "y");
         assert!((time - 0.5).abs() < 1e-9, "failed at {time}");
-        assert_eq!(diagnostic.code, "E0703");
+        // At 0.5 the iteration runs down the asymptote of `exp`: its derivative vanishes
+        // (E0703) or its steps never shrink (E0702), whichever comes first from where it starts.
+        assert!(["E0702", "E0703"].contains(&diagnostic.code), "{}", diagnostic.code);
         assert!(diagnostic.message.contains(equation), "{}", diagnostic.message);
         for (t, y) in result.time().iter().zip(result.column("y").unwrap()) {
             assert!((y - (0.5 - t).ln()).abs() < 1e-9, "y({t}) = {y}");

@@ -616,6 +616,73 @@ fn normal_and_exponential_draws_follow_their_distributions() {
     assert!(exponential.iter().all(|&x| x > 0.0));
 }
 
+/// `LOGNORMAL(mean, sd, seed)` is `exp` of a normal draw of that mean and deviation (the
+/// logarithm's: isee's examples call it with a mean of 0), so the logarithms of 4000 steps have
+/// the sample mean 1 and deviation 0.5 within four standard errors; step 0 is `exp` of Box and
+/// Muller's value from the stream's first two draws.
+/// `POISSON(mean, seed)` is the inverse of Poisson's distribution function at the step's
+/// first draw: step by step the smallest `k` with `P(X <= k) >= u`, computed here from the
+/// closed form; a whole number, with the mean and variance 4.5 of 4000 steps within four
+/// standard errors, and the mean 1000 where `exp(-1000)` underflows. A mean of 0 draws 0.
+#[test]
+fn lognormal_and_poisson_draws_follow_their_distributions() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>4000</stop><dt>1</dt>",
+        "<aux name=\"l\"><eqn>LOGNORMAL(1, 0.5, 13)</eqn></aux>\n\
+         <aux name=\"p\"><eqn>POISSON(4.5, 17)</eqn></aux>\n\
+         <aux name=\"big\"><eqn>POISSON(1000, 19)</eqn></aux>\n\
+         <aux name=\"none\"><eqn>POISSON(0)</eqn></aux>",
+    );
+    let result = run("draws.xmile", &text);
+    let (lognormal, poisson, big) = (column(&result, "l"), column(&result, "p"), column(&result, "big"));
+    let n = lognormal.len() as f64;
+    let x1 = stream_states(13, 1)[0] * 48_271 % MODULUS;
+    let x2 = x1 * 48_271 % MODULUS;
+    let (u1, u2) = (x1 as f64 / MODULUS as f64, x2 as f64 / MODULUS as f64);
+    let first = (1.0 + 0.5 * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()).exp();
+    assert!(
+        (lognormal[0] - first).abs() <= 1e-12 * first,
+        "{} instead of {first}",
+        lognormal[0]
+    );
+    let logs: Vec<f64> = lognormal.iter().map(|x| x.ln()).collect();
+    let (m, s) = mean_and_deviation(&logs);
+    assert!((m - 1.0).abs() < 4.0 * 0.5 / n.sqrt(), "mean of the logarithms {m}");
+    assert!((s - 0.5).abs() < 0.05, "deviation of the logarithms {s}");
+    for (k, (&value, u)) in poisson.iter().zip(first_draws(17, poisson.len())).enumerate() {
+        assert_eq!(value, poisson_inverse(4.5, u) as f64, "step {k}");
+    }
+    for (values, mean) in [(&poisson, 4.5), (&big, 1000.0)] {
+        let (m, s) = mean_and_deviation(values);
+        assert!((m - mean).abs() < 4.0 * (mean / n).sqrt(), "mean {m} instead of {mean}");
+        assert!(
+            (s * s - mean).abs() < 0.1 * mean,
+            "variance {} instead of {mean}",
+            s * s
+        );
+        assert!(values.iter().all(|x| x.fract() == 0.0 && *x >= 0.0));
+    }
+    assert!(column(&result, "none").iter().all(|&x| x == 0.0));
+}
+
+fn mean_and_deviation(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let m = values.iter().sum::<f64>() / n;
+    (m, (values.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n).sqrt())
+}
+
+/// The smallest `k` with `sum_{j <= k} exp(-mean) mean^j / j! >= u`.
+fn poisson_inverse(mean: f64, u: f64) -> u64 {
+    let (mut k, mut term) = (0u64, (-mean).exp());
+    let mut cumulative = term;
+    while cumulative < u {
+        k += 1;
+        term *= mean / k as f64;
+        cumulative += term;
+    }
+    k
+}
+
 /// Vensim's `RANDOM UNIFORM(min, max, seed)` and `RANDOM NORMAL(min, max, mean, sd, seed)`
 /// (truncated to `[min, max]`) and `RANDOM EXPONENTIAL(min, max, shift, stretch, seed)`:
 /// every value within its bounds, the uniform one the documented stream's.

@@ -141,7 +141,7 @@ impl Run<'_> {
             return Ok(self.switched(te));
         }
         model.check_assertions(te, &self.x, false)?;
-        stepper.restart(te, &self.x)?;
+        model.restart(stepper, te, &self.x)?;
         self.record_jump(model, te)?;
         if row(model, te, &self.x).is_break() {
             return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
