@@ -48,6 +48,8 @@ struct Sources {
     library: Vec<(String, String)>,
     /// The data files by the path the compiler asks for, with their texts.
     data: std::sync::Arc<BTreeMap<PathBuf, String>>,
+    /// The names of an imported system-dynamics file's variables (see [`Manifest`]).
+    source_names: Vec<(String, String)>,
 }
 
 impl Sources {
@@ -73,6 +75,7 @@ impl Sources {
                     .map(|(path, text)| (PathBuf::from(path), text))
                     .collect(),
             ),
+            source_names: manifest.source_names.clone(),
         })
     }
 
@@ -92,6 +95,12 @@ impl Sources {
             ..ModelOptions::default()
         };
         match session.compile(Some(&self.model), &options) {
+            // A model compiled from the `.eqm` text of an imported file is named as the file
+            // names its variables, as it was at export.
+            Some(model) if !self.source_names.is_empty() => Ok((
+                model.with_source_names(self.source_names.clone()),
+                session.source_map().clone(),
+            )),
             Some(model) => Ok((model, session.source_map().clone())),
             None => Err(session.render_diagnostics(false)),
         }

@@ -136,8 +136,9 @@ impl Model {
 
     /// This model reporting its results under the names of the file it was imported from:
     /// `names` holds each column's `.eqm` name and its name in the file; by default a run
-    /// reports exactly these columns, in this order.
-    pub(crate) fn with_source_names(mut self, names: Vec<(String, String)>) -> Model {
+    /// reports exactly these columns, in this order. (An FMU's runtime that compiles the
+    /// `.eqm` text of an imported file gives it the names its manifest keeps.)
+    pub fn with_source_names(mut self, names: Vec<(String, String)>) -> Model {
         self.source_names = Some(Arc::new(names));
         self
     }
@@ -149,6 +150,12 @@ impl Model {
             .as_deref()
             .map(|names| names.iter().map(|(_, source)| source.clone()).collect())
             .unwrap_or_default()
+    }
+
+    /// Each result column's `.eqm` name and its name in the file, for a model imported from a
+    /// system-dynamics file; empty for another model.
+    pub(crate) fn source_name_pairs(&self) -> &[(String, String)] {
+        self.source_names.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// The variable of the program a column of this name reports: the `.eqm` name of a

@@ -35,6 +35,10 @@ pub struct Manifest {
     /// compiler asked for, path inside the FMU)`; the runtime's file reader serves each path
     /// from the FMU.
     pub data_files: Vec<(String, String)>,
+    /// For a model imported from a system-dynamics file: each result column's `.eqm` name and
+    /// its name in the file, which the FMU's variables are named by (the runtime gives them to
+    /// a model it compiles from the `.eqm` text).
+    pub source_names: Vec<(String, String)>,
 }
 
 /// A manifest that cannot be read: the line (one-based) and why.
@@ -53,7 +57,7 @@ impl std::fmt::Display for ManifestError {
 impl Manifest {
     /// The manifest as text: a header line, then one `key<TAB>value...` line per entry
     /// (`model`, `eqm-version`, `parameter NAME VALUE`, `user NAME PATH`, `library NAME PATH`,
-    /// `data NAME PATH`),
+    /// `data NAME PATH`, `source-name EQM-NAME NAME`),
     /// tabs separating the fields (names hold no tabs or line breaks: they are escaped as
     /// `\t`, `\n` and `\\`). Numbers are written so that they read back to the same value.
     pub fn to_text(&self) -> String {
@@ -76,6 +80,9 @@ impl Manifest {
         }
         for (name, path) in &self.data_files {
             line(&["data", name, path]);
+        }
+        for (path, name) in &self.source_names {
+            line(&["source-name", path, name]);
         }
         text
     }
@@ -118,6 +125,7 @@ pub fn read_manifest(text: &str) -> Result<Manifest, ManifestError> {
         user_files: Vec::new(),
         library_files: Vec::new(),
         data_files: Vec::new(),
+        source_names: Vec::new(),
     };
     for (number, line) in lines {
         if line.is_empty() {
@@ -143,6 +151,7 @@ pub fn read_manifest(text: &str) -> Result<Manifest, ManifestError> {
             "user" => manifest.user_files.push((field(1)?, field(2)?)),
             "library" => manifest.library_files.push((field(1)?, field(2)?)),
             "data" => manifest.data_files.push((field(1)?, field(2)?)),
+            "source-name" => manifest.source_names.push((field(1)?, field(2)?)),
             other => return Err(error(number, format!("unknown entry `{other}`"))),
         }
     }
@@ -200,6 +209,7 @@ pub fn resources_of(session: &Session, model: &str, parameters: &[(String, f64)]
         user_files,
         library_files,
         data_files,
+        source_names: session.source_names_of(model).to_vec(),
     };
     resources.insert(0, (MANIFEST_PATH.to_string(), manifest.to_text().into_bytes()));
     resources

@@ -19,7 +19,9 @@
 //!    compiled model) and a String variable computed by equations is not exposed.
 //!
 //! Aliases that alias elimination removed keep a value reference of their own (they are
-//! computed variables like the others): no two variables share one. This module does not
+//! computed variables like the others): no two variables share one. A model imported from a
+//! system-dynamics file names the file's variables as the file does (as its result columns),
+//! in the same places. This module does not
 //! write XML (see `description`) and does not compute dependencies (see `structure`).
 
 use crate::Model;
@@ -212,7 +214,39 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
             list.push(v);
         }
     }
+    name_as_the_file_does(model.source_name_pairs(), &mut list);
     list
+}
+
+/// For a model imported from a system-dynamics file: each variable the file defines, and the
+/// derivative of each such stock, under its name in the file (`Teacup Temperature`,
+/// `der(Teacup Temperature)`, `Inflow A[a1,b1]`), as `eqm run` names its columns; the value
+/// references stay. A name in the file that another variable of the list already has keeps
+/// the `.eqm` name, so that no two variables share a name.
+fn name_as_the_file_does(source: &[(String, String)], list: &mut [FmiVariable]) {
+    if source.is_empty() {
+        return;
+    }
+    let mut renamed: std::collections::HashMap<String, String> = source
+        .iter()
+        .flat_map(|(path, file)| {
+            [
+                (path.clone(), file.clone()),
+                (format!("der({path})"), format!("der({file})")),
+            ]
+        })
+        .collect();
+    let taken: std::collections::HashSet<&str> = list
+        .iter()
+        .filter(|v| !renamed.contains_key(&v.name))
+        .map(|v| v.name.as_str())
+        .collect();
+    renamed.retain(|_, file| !taken.contains(file.as_str()));
+    for v in list.iter_mut() {
+        if let Some(file) = renamed.get(&v.name) {
+            v.name = file.clone();
+        }
+    }
 }
 
 /// String parameter or constant `var` with value reference `value_reference`, when its text is

@@ -86,6 +86,15 @@ impl Session {
         }
     }
 
+    /// The result columns of model `name` when it was imported from a system-dynamics file:
+    /// each column's `.eqm` name and its name in the file; empty for another model.
+    pub fn source_names_of(&self, name: &str) -> &[(String, String)] {
+        match &self.imported {
+            Some((imported, columns)) if imported == name => columns,
+            _ => &[],
+        }
+    }
+
     /// `diagram` with each element declared in the `.eqm` text of an imported file placed
     /// where its variable is defined in that file, so that a box links to what the user wrote.
     pub(super) fn with_imported_origins(&self, mut diagram: Diagram) -> Diagram {

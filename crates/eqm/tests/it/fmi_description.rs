@@ -564,3 +564,39 @@ fn an_index_reduced_model_has_unique_names() {
     assert_eq!(find(&vars, "$der(x)").derivative_of, Some(x));
     assert_eq!(find(&vars, "der(x)").derivative_of, None);
 }
+
+/// A model imported from a system-dynamics file names the file's variables in the FMU as the
+/// file does, as `eqm run` names its columns: the stock `Teacup Temperature` (a state) and its
+/// derivative, the flow `Heat Loss`, the converter `Room Temperature` (the parts of the
+/// library's classes they are built from keep their `.eqm` names); every name once.
+#[test]
+fn a_system_dynamics_file_is_exported_under_its_own_names() {
+    let text = "<xmile xmlns=\"http://docs.oasis-open.org/xmile/ns/XMILE/v1.0\" version=\"1.0\">\n\
+         <sim_specs method=\"Euler\"><start>0</start><stop>30</stop><dt>0.125</dt></sim_specs>\n\
+         <model><variables>\n\
+         <stock name=\"Teacup Temperature\"><eqn>180</eqn><outflow>Heat_Loss</outflow></stock>\n\
+         <flow name=\"Heat Loss\"><eqn>(Teacup_Temperature - Room_Temperature)/10</eqn></flow>\n\
+         <aux name=\"Room Temperature\"><eqn>70</eqn></aux>\n\
+         </variables></model>\n</xmile>\n";
+    let mut session = Session::with_source_bytes(vec![("teacup.xmile".into(), text.as_bytes().to_vec())], &[], None);
+    let model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let vars = fmi::variables(&model);
+    let stock = find(&vars, "Teacup Temperature");
+    assert!(stock.is_state);
+    assert_eq!(
+        find(&vars, "der(Teacup Temperature)").derivative_of,
+        Some(stock.value_reference)
+    );
+    find(&vars, "Heat Loss");
+    find(&vars, "Room Temperature");
+    for quoted in ["'Teacup Temperature'", "'Heat Loss'", "'Room Temperature'"] {
+        assert!(vars.iter().all(|v| v.name != quoted), "{quoted} is left");
+    }
+    let mut names: Vec<&str> = vars.iter().map(|v| v.name.as_str()).collect();
+    names.sort_unstable();
+    let count = names.len();
+    names.dedup();
+    assert_eq!(names.len(), count, "a name is given twice");
+}
