@@ -13,6 +13,7 @@ use crate::flattener::Flattener;
 use crate::layout::Member;
 use crate::layout::Target;
 use crate::modifier::Scope;
+use crate::resolve::ClassId;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, Node, VarId};
@@ -48,7 +49,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let visible = scope
             .instance
-            .filter(|&instance| !self.declared_beyond_scope(instance, scope, &first.name.name));
+            .filter(|&instance| self.declared_beyond_scope(instance, scope, &first.name.name).is_none());
         // A reference to one variable (most references) is resolved once, directly.
         if let Some(instance) = visible
             && let Some(Target::Var(v)) = self.single_target(c, instance, scope, loops)?
@@ -186,12 +187,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             d = d.with_help(format!("did you mean `{s}`?"));
         }
         if let Some(instance) = scope.instance
-            && self.declared_beyond_scope(instance, scope, name)
+            && let Some(declared_in) = self.declared_beyond_scope(instance, scope, name)
         {
-            let written_in = self.table.get(scope.class).full_name.clone();
-            let state = &self.instances[instance.0 as usize];
-            let declared_in = state.layout.index(name).map(|k| state.layout.elements[k].class);
-            let declared_in = declared_in.map_or_else(String::new, |class| self.table.get(class).full_name.clone());
+            let written_in = &self.table.get(scope.class).full_name;
+            let declared_in = &self.table.get(declared_in).full_name;
             d = Diagnostic::error(
                 "E0205",
                 format!("unknown variable `{name}` in `{written_in}`: `{name}` is declared in `{declared_in}`, which extends it"),
@@ -205,24 +204,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.diagnostics.push(d);
     }
 
-    /// Whether `name` is an element of `instance` that the class the reference is written in
-    /// cannot see: an element that a class extending it declares (Modelica 5.6.1, 7.1: the
+    /// The class that declares `name` when it is an element of `instance` that the class the
+    /// reference is written in cannot see: an element that a class extending it declares
+    /// (Modelica 5.6.1, 7.1: the
     /// contents of a base class are looked up in the base class, where the derived class's
     /// own elements do not exist). Such a reference looks further, to an enclosing class's
     /// constant, or is unknown. Only asked where the reference is written in a base class of
     /// the instance's class, so a class's own references cost one comparison.
-    pub(crate) fn declared_beyond_scope(&mut self, instance: InstanceId, scope: Scope, name: &str) -> bool {
+    pub(crate) fn declared_beyond_scope(&mut self, instance: InstanceId, scope: Scope, name: &str) -> Option<ClassId> {
         let state = &self.instances[instance.0 as usize];
         if state.class == scope.class || !state.layout.classes.contains(&scope.class) {
-            return false;
+            return None;
         }
-        let Some(k) = state.layout.index(name) else {
-            return false;
-        };
-        if state.layout.elements[k].class == scope.class {
-            return false;
-        }
-        self.layout(scope.class).index(name).is_none()
+        let declared_in = state.layout.elements[state.layout.index(name)?].class;
+        (declared_in != scope.class && self.layout(scope.class).index(name).is_none()).then_some(declared_in)
     }
 
     /// A constant declared in a package or enclosing class (`Constants.pi`, or `pi` inside it).
@@ -409,7 +404,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<(Vec<usize>, Vec<Target>)> {
         let instance = scope.instance?;
-        if self.declared_beyond_scope(instance, scope, &c.parts[0].name.name) {
+        if self
+            .declared_beyond_scope(instance, scope, &c.parts[0].name.name)
+            .is_some()
+        {
             self.unknown_name(c, scope, loops);
             return None;
         }

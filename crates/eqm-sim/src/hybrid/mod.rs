@@ -452,9 +452,7 @@ impl<'p> HybridModel<'p> {
         self.write_relations(k, 0, Some(alpha));
         Ok(alpha)
     }
-}
 
-impl HybridModel<'_> {
     /// Restarts `stepper` at an event's `(t, x)`: the iterations start from the values the
     /// event left from now on (see [`OdeSystem::accepted`]).
     pub(crate) fn restart(&mut self, stepper: &mut dyn Stepper, t: f64, x: &[f64]) -> Result<(), HybridError> {

@@ -7,8 +7,10 @@
 //! point's values whenever an evaluation goes back in time (a step tried again after a rejected
 //! trial, an event searched for by bisection), and from the evaluation before otherwise (the
 //! stages of one trial follow each other, so that a trial can cross from one solution of a loop
-//! to another). The rows' instance starts the first row of each step from the values of the
-//! step's start, and each further row of the step from the row before. Without this a trial
+//! to another). The rows' instance starts the first row after each accepted point from the
+//! values of the last accepted point at or before the row (a row inside a step from the step's
+//! start, a row at its end or at an event from that point), and each further row from the row
+//! before. Without this a trial
 //! step that the integrator rejected could leave an algebraic loop with several solutions (a
 //! comparator with positive feedback, a Schmitt trigger) on another solution for the rest of
 //! the run, and the rows could follow a third. It deliberately keeps nothing else (discrete
@@ -25,9 +27,11 @@ pub struct KeptGuesses {
     /// The work slots of the iteration variables.
     slots: Vec<u32>,
     /// The values at the last accepted point and at the one before, each the work slots'
-    /// values followed by the derivatives.
+    /// values followed by the derivatives, with the time of each point.
     last: Vec<f64>,
     before: Vec<f64>,
+    last_at: f64,
+    before_at: f64,
     /// How many points were kept, so that the rows see when a step was accepted.
     generation: u64,
 }
@@ -59,6 +63,8 @@ impl KeptGuesses {
             slots,
             last: vec![0.0; size],
             before: vec![0.0; size],
+            last_at: f64::NEG_INFINITY,
+            before_at: f64::NEG_INFINITY,
             generation: 0,
         })
     }
@@ -79,7 +85,7 @@ pub(crate) enum GuessUse {
     /// last evaluation succeeded: one that failed (a difference quotient's point where a loop
     /// has no solution) leaves an iterate that is no guess, and is not kept.
     Keeps { last_time: f64, last_solved: bool },
-    /// The rows' instance: starts from the values at the start of each new step.
+    /// The rows' instance: starts from the kept values after each new accepted point.
     Follows { generation: u64 },
 }
 
@@ -106,12 +112,20 @@ impl Instance<'_> {
     /// Keeps the values the last evaluation left as the guesses: the integrator accepted the
     /// step whose end it evaluated, or the run restarted at the point it evaluated last.
     pub fn keep_guesses(&mut self) {
-        let Some((shared, GuessUse::Keeps { last_solved: true, .. })) = &self.guesses else {
+        let Some((
+            shared,
+            GuessUse::Keeps {
+                last_solved: true,
+                last_time,
+            },
+        )) = &self.guesses
+        else {
             return;
         };
         let mut kept = shared.lock().unwrap_or_else(|e| e.into_inner());
         let kept = &mut *kept;
         std::mem::swap(&mut kept.last, &mut kept.before);
+        kept.before_at = std::mem::replace(&mut kept.last_at, *last_time);
         let (work, derivatives) = kept.last.split_at_mut(kept.slots.len());
         for (value, &slot) in work.iter_mut().zip(&kept.slots) {
             *value = self.work[slot as usize];
@@ -133,20 +147,21 @@ impl Instance<'_> {
         let Some((shared, using)) = &mut self.guesses else {
             return;
         };
+        // Most evaluations of the integrator's instance go forward in time: they restore
+        // nothing and take no lock.
+        if let GuessUse::Keeps { last_time, .. } = using
+            && std::mem::replace(last_time, t) <= t
+        {
+            return;
+        }
         let kept = shared.lock().unwrap_or_else(|e| e.into_inner());
         let values = match using {
-            GuessUse::Keeps { last_time, .. } => {
-                let back_in_time = std::mem::replace(last_time, t) > t;
-                if !back_in_time {
-                    return;
-                }
-                &kept.last
-            }
+            GuessUse::Keeps { .. } => &kept.last,
             GuessUse::Follows { generation } => {
                 if std::mem::replace(generation, kept.generation) == kept.generation {
                     return;
                 }
-                &kept.before
+                if t >= kept.last_at { &kept.last } else { &kept.before }
             }
         };
         let (work, derivatives) = values.split_at(kept.slots.len());

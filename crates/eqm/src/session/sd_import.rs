@@ -80,9 +80,11 @@ impl Session {
     /// `model` reporting its results under the names of the file it was imported from, when
     /// it is the imported model (`name` the one asked for, or none).
     pub(super) fn with_source_names(&self, model: Model, name: Option<&str>) -> Model {
-        match &self.imported {
-            Some((imported, columns)) if name.is_none_or(|n| n == imported) => model.with_source_names(columns.clone()),
-            _ => model,
+        let columns = self.source_names_of(name.unwrap_or(model.name())).to_vec();
+        if columns.is_empty() {
+            model
+        } else {
+            model.with_source_names(columns)
         }
     }
 
