@@ -40,7 +40,11 @@ def test_an_exported_fmu_runs_in_fmpy_as_the_model_runs_here(tmp_path, runtime):
 
 
 def test_a_model_that_cannot_be_exported_is_a_model_error(tmp_path, runtime):
-    model = eqm.load("model Delayed\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -delay(x, 0.5);\nend Delayed;\n").model()
+    model = eqm.load(
+        "model Transported\n  Real x(start = 0, fixed = true);\n  Real out0;\n  Real out1;\nequation\n"
+        "  der(x) = 1;\n  (out0, out1) = spatialDistribution(1 + time, 0, x, true, {0.0, 1.0}, {1, 2});\n"
+        "end Transported;\n"
+    ).model()
     with pytest.raises(eqm.ModelError) as error:
         model.export_fmu(tmp_path / "d.fmu", kind="me")
     assert "E0901" in str(error.value)

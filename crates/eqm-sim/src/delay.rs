@@ -39,6 +39,10 @@ pub struct DelayLines {
     /// The time of the last event at which the delayed jumps were passed (see
     /// [`DelayLines::pass`]).
     passed: f64,
+    /// Reads of fixed delays beyond the last record extrapolate it (see
+    /// [`DelayLines::extrapolate_fixed_delays`]).
+    #[serde(default)]
+    extrapolate_fixed: bool,
 }
 
 /// A jump this close (relative to the time read) to the time a delayed value is read from lies
@@ -70,7 +74,24 @@ impl DelayLines {
                 .collect(),
             recorded_varying: Vec::new(),
             passed: f64::NEG_INFINITY,
+            extrapolate_fixed: false,
         }
+    }
+
+    /// Makes reads of fixed delays beyond the last record extrapolate the cubic through the
+    /// last points, as reads of delay times that change do. For a caller that integrates the
+    /// model itself (Model Exchange): its steps are not bounded by the delays, and the history
+    /// holds only the points it reported, so `t - d` may lie beyond the last one.
+    pub fn extrapolate_fixed_delays(&mut self) {
+        self.extrapolate_fixed = true;
+    }
+
+    /// The time of the last record, if there is one.
+    pub fn last_record(&self) -> Option<f64> {
+        self.lines
+            .iter()
+            .filter_map(|l| l.times.last().copied())
+            .reduce(f64::max)
     }
 
     /// Marks the event at `t` as the one at which the delayed values that jump at `t` take
@@ -108,15 +129,24 @@ impl DelayLines {
         for line in &self.lines {
             let (delay, extrapolate) = match line.varying {
                 true => (varying.next().copied().unwrap_or(line.delay), true),
-                false => (line.delay, false),
+                false => (line.delay, self.extrapolate_fixed),
             };
             let right_of_jump = match passed {
                 true => line.jump_near(t - delay, tol),
                 false => None,
             };
-            let value = match right_of_jump {
-                Some(k) => Some(line.values[k]),
-                None => line.value_at(t - delay, extrapolate),
+            // For a caller that integrates the model, the field stays smooth until the event at
+            // a delayed jump passes it: beyond a jump not yet passed, the piece before it goes on.
+            let before_jump = match self.extrapolate_fixed && !line.varying {
+                true => line
+                    .jump_after(self.passed - delay + tol)
+                    .filter(|&k| t - delay > line.times[k] + tol),
+                false => None,
+            };
+            let value = match (right_of_jump, before_jump) {
+                (Some(k), _) => Some(line.values[k]),
+                (None, Some(k)) => value_in(&line.times[..k], &line.values[..k], t - delay, true),
+                (None, None) => line.value_at(t - delay, extrapolate),
             };
             if let (Some(value), Some(w)) = (value, work.get_mut(line.slot as usize)) {
                 *w = value;
@@ -168,9 +198,22 @@ impl DelayLine {
     /// the last of the records at one time (there may be more than two) when the first differs
     /// from it.
     fn jump_near(&self, tau: f64, tol: f64) -> Option<usize> {
+        let from = self.times.partition_point(|&s| s < tau - tol);
+        self.first_jump(from, tau + tol)
+    }
+
+    /// The index of the right side of the first jump recorded after `after`, if there is one.
+    fn jump_after(&self, after: f64) -> Option<usize> {
+        let from = self.times.partition_point(|&s| s <= after);
+        self.first_jump(from, f64::INFINITY)
+    }
+
+    /// The index of the right side of the first jump among the records from index `from` at
+    /// times up to `until`.
+    fn first_jump(&self, from: usize, until: f64) -> Option<usize> {
         let times = &self.times;
-        let mut k = times.partition_point(|&s| s < tau - tol);
-        while k + 1 < times.len() && times[k] <= tau + tol {
+        let mut k = from;
+        while k + 1 < times.len() && times[k] <= until {
             let first = k;
             while k + 1 < times.len() && times[k + 1] == times[first] {
                 k += 1;
@@ -183,61 +226,65 @@ impl DelayLine {
         None
     }
 
-    /// The recorded history at `tau`: its first value before the first record, the cubic
-    /// through the nearest points of the same side of any jump otherwise (the left side at a
-    /// jump's own time), beyond the last record the last value or (`extrapolate`) the cubic
-    /// through the last points of the last piece.
+    /// The recorded history at `tau` (see [`value_in`]).
     fn value_at(&self, tau: f64, extrapolate: bool) -> Option<f64> {
-        let (times, values) = (&self.times, &self.values);
-        let last = times.len().checked_sub(1)?;
-        if tau <= times[0] {
-            return Some(values[0]);
-        }
-        let beyond = tau >= times[last];
-        if beyond && !(extrapolate && tau > times[last] && last > 0 && times[last - 1] != times[last]) {
-            return Some(values[last]);
-        }
-        // times[i] < tau <= times[i + 1]; at a jump's time, i + 1 is its left side. Beyond the
-        // last record, i is the point before it (the cubic through the last points).
-        let i = if beyond {
-            last - 1
-        } else {
-            times.partition_point(|&s| s < tau) - 1
-        };
-        // The points of the continuous piece around i: from after the previous jump to before
-        // the next one.
-        let mut lo = i;
-        while lo > 0 && times[lo - 1] != times[lo] && i - lo < 3 {
-            lo -= 1;
-        }
-        let mut hi = i + 1;
-        while hi < last && times[hi + 1] != times[hi] && hi - i < 3 {
-            hi += 1;
-        }
-        // Up to four points around tau: two on each side where the piece has them.
-        let start = lo.max(i.saturating_sub(1));
-        let end = hi.min(start + 3).max(i + 1);
-        let start = end.saturating_sub(3).max(lo);
-        let (ts, vs) = (&times[start..=end], &values[start..=end]);
-        // A piece that holds one value (a discrete signal between its jumps) is that value
-        // exactly: the interpolation's weights need not add up to 1 to the last bit, and an
-        // integer part of the value must not drop below it.
-        if vs.iter().all(|&v| v == vs[0]) {
-            return Some(vs[0]);
-        }
-        // Lagrange form: fine for four points.
-        let mut sum = 0.0;
-        for (j, (&tj, &vj)) in ts.iter().zip(vs).enumerate() {
-            let mut weight = 1.0;
-            for (m, &tm) in ts.iter().enumerate() {
-                if m != j {
-                    weight *= (tau - tm) / (tj - tm);
-                }
-            }
-            sum += weight * vj;
-        }
-        Some(sum)
+        value_in(&self.times, &self.values, tau, extrapolate)
     }
+}
+
+/// The history of records `(times, values)` at `tau`: its first value before the first
+/// record, the cubic through the nearest points of the same side of any jump otherwise (the
+/// left side at a jump's own time), beyond the last record the last value or (`extrapolate`)
+/// the cubic through the last points of the last piece.
+fn value_in(times: &[f64], values: &[f64], tau: f64, extrapolate: bool) -> Option<f64> {
+    let last = times.len().checked_sub(1)?;
+    if tau <= times[0] {
+        return Some(values[0]);
+    }
+    let beyond = tau >= times[last];
+    if beyond && !(extrapolate && tau > times[last] && last > 0 && times[last - 1] != times[last]) {
+        return Some(values[last]);
+    }
+    // times[i] < tau <= times[i + 1]; at a jump's time, i + 1 is its left side. Beyond the
+    // last record, i is the point before it (the cubic through the last points).
+    let i = if beyond {
+        last - 1
+    } else {
+        times.partition_point(|&s| s < tau) - 1
+    };
+    // The points of the continuous piece around i: from after the previous jump to before
+    // the next one.
+    let mut lo = i;
+    while lo > 0 && times[lo - 1] != times[lo] && i - lo < 3 {
+        lo -= 1;
+    }
+    let mut hi = i + 1;
+    while hi < last && times[hi + 1] != times[hi] && hi - i < 3 {
+        hi += 1;
+    }
+    // Up to four points around tau: two on each side where the piece has them.
+    let start = lo.max(i.saturating_sub(1));
+    let end = hi.min(start + 3).max(i + 1);
+    let start = end.saturating_sub(3).max(lo);
+    let (ts, vs) = (&times[start..=end], &values[start..=end]);
+    // A piece that holds one value (a discrete signal between its jumps) is that value
+    // exactly: the interpolation's weights need not add up to 1 to the last bit, and an
+    // integer part of the value must not drop below it.
+    if vs.iter().all(|&v| v == vs[0]) {
+        return Some(vs[0]);
+    }
+    // Lagrange form: fine for four points.
+    let mut sum = 0.0;
+    for (j, (&tj, &vj)) in ts.iter().zip(vs).enumerate() {
+        let mut weight = 1.0;
+        for (m, &tm) in ts.iter().enumerate() {
+            if m != j {
+                weight *= (tau - tm) / (tj - tm);
+            }
+        }
+        sum += weight * vj;
+    }
+    Some(sum)
 }
 
 #[cfg(test)]
@@ -297,6 +344,27 @@ mod tests {
         assert_eq!(work[0], 5.0);
         lines.write(1.9, &[], &mut work);
         assert_eq!(work[0], 0.0);
+    }
+
+    #[test]
+    fn for_a_caller_that_integrates_a_jump_not_yet_passed_continues_the_piece_before_it() {
+        // The expression is t until 1, where it jumps to 5; delayed by 1, read at 2.5: the
+        // right side once the event at 2 passed the jump, before that the line before it goes on
+        // (2.5 - 1 = 1.5), as the field an importer integrates stays smooth until the event.
+        let mut lines = DelayLines::new([(0, 1.0, false)]);
+        lines.extrapolate_fixed_delays();
+        for (t, v) in [(0.0, 0.0), (0.5, 0.5), (1.0, 1.0), (1.0, 5.0), (1.5, 5.0)] {
+            lines.record(t, &[v], &[]);
+        }
+        let mut work = [f64::NAN];
+        lines.write(2.5, &[], &mut work);
+        assert!((work[0] - 1.5).abs() < 1e-12, "{}", work[0]);
+        lines.pass(2.0);
+        lines.write(2.5, &[], &mut work);
+        assert_eq!(work[0], 5.0);
+        // Beyond the last record (1.5), the last piece is extrapolated: the constant 5.
+        lines.write(3.2, &[], &mut work);
+        assert_eq!(work[0], 5.0);
     }
 
     #[test]

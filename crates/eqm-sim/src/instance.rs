@@ -228,6 +228,23 @@ impl<'p> Instance<'p> {
             .is_some_and(|lines| lines.lock().unwrap_or_else(|e| e.into_inner()).jumps_at(t))
     }
 
+    /// Makes the reads of fixed delays beyond the history's last record extrapolate it (see
+    /// [`DelayLines::extrapolate_fixed_delays`]): for a caller that integrates the model.
+    pub fn extrapolate_delays(&mut self) {
+        if let Some(lines) = &self.delays {
+            lines
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extrapolate_fixed_delays();
+        }
+    }
+
+    /// The time of the delays' last record, if there is one.
+    pub fn delays_recorded_until(&self) -> Option<f64> {
+        let lines = self.delays.as_ref()?;
+        lines.lock().unwrap_or_else(|e| e.into_inner()).last_record()
+    }
+
     /// Makes the reads at `t` give the delayed values after the jumps there (the event at `t`
     /// is passing them).
     pub fn pass_delay_jumps(&mut self, t: f64) {

@@ -80,14 +80,14 @@ fn fmi2_co_simulation_is_written_with_description_runtime_and_sources() {
 }
 
 #[test]
-fn model_exchange_of_a_model_with_a_delay_is_refused_and_co_simulation_written() {
+fn model_exchange_of_a_model_with_a_moving_profile_is_refused_and_co_simulation_written() {
     let dir = scratch("refuse");
     let runtime = dir.join("stand-in.so");
     std::fs::write(&runtime, b"stand-in runtime").unwrap();
-    let model = dir.join("delayed.eqm");
+    let model = dir.join("transported.eqm");
     std::fs::write(
         &model,
-        "model Delayed\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -delay(x, 0.5);\nend Delayed;\n",
+        "model Transported\n  Real x(start = 0, fixed = true);\n  Real out0;\n  Real out1;\nequation\n  der(x) = 1;\n  (out0, out1) = spatialDistribution(1 + time, 0, x, true, {0.0, 1.0}, {1, 2});\nend Transported;\n",
     )
     .unwrap();
     let out = dir.join("m.fmu");
@@ -96,7 +96,7 @@ fn model_exchange_of_a_model_with_a_delay_is_refused_and_co_simulation_written()
         let (code, stderr) = fmu(&args, &runtime);
         assert_eq!(code, 1, "{kind}: {stderr}");
         assert!(
-            stderr.contains("[E0901]") && stderr.contains("delayed.eqm:1:"),
+            stderr.contains("[E0901]") && stderr.contains("transported.eqm:1:"),
             "{kind}: {stderr}"
         );
         assert!(!out.exists(), "{kind} wrote an FMU");
@@ -112,7 +112,7 @@ fn model_exchange_of_a_model_with_a_delay_is_refused_and_co_simulation_written()
     ];
     let (code, stderr) = fmu(&args, &runtime);
     assert_eq!(code, 0, "{stderr}");
-    assert!(entries(&std::fs::read(&out).unwrap()).contains(&"binaries/x86_64-linux/Delayed.so".to_string()));
+    assert!(entries(&std::fs::read(&out).unwrap()).contains(&"binaries/x86_64-linux/Transported.so".to_string()));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

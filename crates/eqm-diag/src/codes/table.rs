@@ -763,7 +763,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0901",
         Error,
         Export,
-        "A model that cannot be exported for Model Exchange: its `delay` or `spatialDistribution` keeps a history of the solution, which EQM's own solver records (export it for Co-Simulation)",
+        "A model that cannot be exported for Model Exchange: its `spatialDistribution` moves its profile with the steps of EQM's own solver (export it for Co-Simulation)",
     ),
     code(
         "E0902",

@@ -336,12 +336,80 @@ end DelaySample;";
     }
 }
 
-/// Values read while the run slides are the Filippov values: the stick-slip oscillator
-/// (`F = sign(v - q)`) through FMPy's Co-Simulation slips until `v = q` at `t1 = asin(q)` and
-/// then sticks, with `y = y1 + q (t - t1)` and the friction balancing the spring, `F = -y`.
+/// Model Exchange of a delay: FMPy's CVode integrates the delayed logistic equation (the
+/// example) with the history EQM records at the points FMPy reports and at the time events it
+/// asks for, and matches the independent reference values the example states (the method of
+/// steps) within a relative 1e-4, with output intervals shorter and longer than the delay (2),
+/// in both FMI versions.
 #[test]
-fn fmpy_reads_the_filippov_values_of_a_sticking_friction() {
-    let text = "model StickSlip
+fn fmpy_integrates_the_delayed_logistic_equation_in_model_exchange() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/delayed_logistic.eqm");
+    let reference = [
+        (2.0, 60.4965),
+        (5.0, 265.918),
+        (10.0, 29.3384),
+        (15.0, 69.9077),
+        (20.0, 86.7571),
+    ];
+    for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
+        let (dir, _) = super::exported_file(&path, "DelayedLogistic", version);
+        for interval in [0.1, 2.5] {
+            let Some(rows) = simulate(&dir, "ModelExchange", 20.0, interval, 1e-8, &["N"]) else {
+                return;
+            };
+            let mut compared = 0;
+            for (t, expected) in reference {
+                let Some(row) = rows.iter().find(|r| (r[0] - t).abs() < 1e-9) else {
+                    continue;
+                };
+                compared += 1;
+                assert!(
+                    (row[1] - expected).abs() <= 1e-4 * expected,
+                    "{version:?}, interval {interval}: N({t}) = {}, reference {expected}",
+                    row[1]
+                );
+            }
+            assert!(compared >= 4, "{version:?}, interval {interval}: {rows:?}");
+        }
+    }
+}
+
+/// A delayed jump in Model Exchange is a time event FMPy is told of: `u` steps from 0 to 1 at
+/// 0.3, its delay by 0.5 at 0.8, and FMPy stops there, so `z`, which integrates the delayed
+/// step, is `max(0, t - 0.8)` to rounding (a linear function between events; CVode stepping
+/// across the jump would leave an error of its tolerance). The samples every 0.07 keep the
+/// other time events off 0.8.
+#[test]
+fn fmpy_stops_at_a_delayed_jump_in_model_exchange() {
+    let text = "model DelayedStep
+  Real u = if time < 0.3 then 0 else 1;
+  output Real y = delay(u, 0.5);
+  Real z(start = 0, fixed = true);
+  discrete Integer ticks(start = 0, fixed = true);
+equation
+  der(z) = y;
+  when sample(0, 0.07) then
+    ticks = pre(ticks) + 1;
+  end when;
+end DelayedStep;";
+    for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
+        let (dir, _) = exported_as(text, "DelayedStep", version);
+        let Some(rows) = simulate(&dir, "ModelExchange", 1.5, 0.05, 1e-6, &["y", "z"]) else {
+            return;
+        };
+        // FMPy's rows at an event: the one before it, then the one after.
+        let at_jump: Vec<f64> = rows.iter().filter(|r| r[0] == 0.8).map(|r| r[1]).collect();
+        assert_eq!(at_jump, [0.0, 1.0], "{version:?}: {rows:?}");
+        for row in &rows {
+            let (t, z) = (row[0], row[2]);
+            assert!((z - (t - 0.8).max(0.0)).abs() < 1e-12, "{version:?}: z({t}) = {z}");
+        }
+    }
+}
+
+/// Dry friction written with `sign`: the body sticks to the belt moving at `q` until the
+/// spring's force exceeds the friction's bound.
+const STICK_SLIP: &str = "model StickSlip
   parameter Real q = 0.4;
   output Real y(start = 0, fixed = true);
   Real v(start = 0, fixed = true);
@@ -351,7 +419,13 @@ equation
   F = sign(v - q);
   der(v) = -F - y;
 end StickSlip;";
-    let (dir, _) = exported(text, "StickSlip");
+
+/// Values read while the run slides are the Filippov values: the stick-slip oscillator
+/// (`F = sign(v - q)`) through FMPy's Co-Simulation slips until `v = q` at `t1 = asin(q)` and
+/// then sticks, with `y = y1 + q (t - t1)` and the friction balancing the spring, `F = -y`.
+#[test]
+fn fmpy_reads_the_filippov_values_of_a_sticking_friction() {
+    let (dir, _) = exported(STICK_SLIP, "StickSlip");
     // FMPy gives the columns in the model description's order.
     let Some(rows) = simulate(&dir, "CoSimulation", 2.5, 0.1, 1e-10, &["F", "y"]) else {
         return;
@@ -368,6 +442,96 @@ end StickSlip;";
             let closed = y1 + q * (t - t1);
             assert!((y - closed).abs() < 1e-6, "y({t}) = {y}, closed form {closed}");
             assert!((f + y).abs() < 1e-6, "F({t}) = {f}, -y = {}", -y);
+        }
+    }
+}
+
+/// Sliding in Model Exchange: FMPy's CVode integrates the stick-slip oscillator of the test
+/// above with the Filippov field while it sticks, and the indicator of the sliding coefficient
+/// stops it where the spring's force exceeds the friction's bound (`y = 1`, at
+/// `tb = t1 + (1 - y1)/q`), after which the body slips back: `y = 1 + q sin(t - tb)`, `F = -1`.
+#[test]
+fn fmpy_integrates_a_sticking_friction_in_model_exchange_until_it_breaks_away() {
+    let q: f64 = 0.4;
+    let t1 = q.asin();
+    let y1 = 1.0 - t1.cos();
+    let tb = t1 + (1.0 - y1) / q;
+    for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
+        let (dir, _) = exported_as(STICK_SLIP, "StickSlip", version);
+        let Some(rows) = simulate(&dir, "ModelExchange", 4.0, 0.1, 1e-10, &["F", "y"]) else {
+            return;
+        };
+        for row in &rows {
+            let (t, f, y) = (row[0], row[1], row[2]);
+            let (closed, force) = if t < t1 - 1e-3 {
+                (1.0 - t.cos(), -1.0)
+            } else if t > t1 + 1e-3 && t < tb - 1e-3 {
+                (y1 + q * (t - t1), -(y1 + q * (t - t1)))
+            } else if t > tb + 1e-3 {
+                (1.0 + q * (t - tb).sin(), -1.0)
+            } else {
+                continue;
+            };
+            assert!(
+                (y - closed).abs() < 1e-6,
+                "{version:?}: y({t}) = {y}, closed form {closed}"
+            );
+            assert!(
+                (f - force).abs() < 1e-6,
+                "{version:?}: F({t}) = {f}, closed form {force}"
+            );
+        }
+    }
+}
+
+/// A surface the importer's root finding puts exactly on zero is still crossed: the gearbox
+/// example's backlash closes at t = 0.2, where CVode's root lies on the surface itself, and the
+/// contact carries the load to its final speed (`load.w = 1.25` and the play's angle `-0.0525`
+/// by t = 5, as the example derives by hand) in Model Exchange as in EQM's own run.
+#[test]
+fn fmpy_closes_the_backlash_of_the_gearbox_example_in_model_exchange() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/backlash_gearbox.eqm");
+    let (dir, _) = super::exported_file(&path, "BacklashGearbox", FmiVersion::Fmi2);
+    let Some(rows) = simulate(&dir, "ModelExchange", 5.0, 0.01, 1e-8, &["backlash.phi_rel", "load.w"]) else {
+        return;
+    };
+    let last = rows.last().unwrap();
+    assert!((last[0] - 5.0).abs() < 1e-12, "{last:?}");
+    assert!((last[1] + 0.0525).abs() < 1e-4, "phi_rel(5) = {}", last[1]);
+    assert!((last[2] - 1.25).abs() < 1e-4, "load.w(5) = {}", last[2]);
+}
+
+/// Samples at instants the importer reaches by another sum: FMPy's output points `0.1 + 0.2`
+/// and the tick `3·0.1` differ in the last bit, and the tick fires at the importer's point
+/// (before, it was skipped and announced again a rounding later, which CVode refuses). The
+/// sampled controller example against its closed form: between ticks `x = u + (x_k - u)
+/// e^-(t - t_k)`, at each tick `u += ki·Ts·(r - x)`.
+#[test]
+fn fmpy_fires_the_samples_of_the_sampled_controller_in_model_exchange() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sampled_controller.eqm");
+    let (ts, ki, r) = (0.1_f64, 2.0, 1.0);
+    // x and u at the ticks k·Ts, k = 0..=30.
+    let mut ticks = Vec::new();
+    let (mut x, mut u) = (0.0_f64, 0.0_f64);
+    for _ in 0..=30 {
+        u += ki * ts * (r - x);
+        ticks.push(x);
+        x = u + (x - u) * (-ts).exp();
+    }
+    for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
+        let (dir, _) = super::exported_file(&path, "SampledController", version);
+        let Some(rows) = simulate(&dir, "ModelExchange", 3.0, 0.05, 1e-10, &["x"]) else {
+            return;
+        };
+        for (k, expected) in ticks.iter().enumerate() {
+            let t = k as f64 * ts;
+            let row = rows.iter().find(|row| (row[0] - t).abs() < 1e-9);
+            let row = row.unwrap_or_else(|| panic!("{version:?}: no row at {t}: {rows:?}"));
+            assert!(
+                (row[1] - expected).abs() < 1e-7,
+                "{version:?}: x({t}) = {}, closed form {expected}",
+                row[1]
+            );
         }
     }
 }

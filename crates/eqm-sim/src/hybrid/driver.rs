@@ -21,6 +21,7 @@ use super::{
 use eqm_integrators::{IntegrationError, OdeSystem, Output, Schedule, StepInfo, Stepper};
 use std::ops::ControlFlow;
 
+mod caller;
 mod due;
 mod snapshot;
 pub use due::EventPolicy;
@@ -30,7 +31,7 @@ pub use snapshot::{ModelSnapshot, ResumableSnapshot};
 /// What happened since the last restart, to tell a crossing from noise: a surface must move
 /// beyond this distance on the wrong side to count (a tiny hysteresis that keeps the point an
 /// event leaves, which lies within rounding of the surface, from counting as a new crossing).
-fn hysteresis(d0: f64) -> f64 {
+pub(super) fn hysteresis(d0: f64) -> f64 {
     1e-12 * (1.0 + d0.abs())
 }
 
@@ -197,47 +198,6 @@ impl Resumable {
             model.restart(stepper, t, &self.run.x)?;
         }
         Ok(flow)
-    }
-
-    /// The event at `(t, x)`, a point the caller integrated to itself: a sample due by `t`
-    /// fired, the event iteration (which takes the relations from the surfaces' values there);
-    /// the states it leaves are [`Resumable::event_states`].
-    pub fn event_at(
-        &mut self,
-        model: &mut HybridModel<'_>,
-        t: f64,
-        x: &[f64],
-    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
-        let run = &mut self.run;
-        run.x.copy_from_slice(x);
-        run.last_probe = None;
-        events::capture_left_limits(model, t, &run.x, &mut run.dx)?;
-        // The event iteration takes each relation from its surface's value here.
-        let due = run
-            .clocks
-            .next()
-            .is_some_and(|c| c <= t + 4.0 * f64::EPSILON * t.abs().max(1.0));
-        let iteration = match due {
-            true => run.clocks.fire(model, t, &mut run.x, &mut run.dx, &mut run.whens)?,
-            false => event_iteration(model, t, &mut run.x, &mut run.dx, &mut run.whens, false)?,
-        };
-        if let Some(terminated) = iteration {
-            let outcome = run.terminated(model, t, terminated, &mut no_rows)?;
-            return Ok(ControlFlow::Break(outcome));
-        }
-        if model.switched(t, &run.x)? {
-            return Ok(run.switched(t));
-        }
-        model.stats.events += 1;
-        model.check_assertions(t, &run.x, false)?;
-        run.record_jump(model, t)?;
-        Ok(ControlFlow::Continue(()))
-    }
-
-    /// The states at the last event (where `terminate` ended the run, which the stepper's own
-    /// state may have passed).
-    pub fn event_states(&self) -> &[f64] {
-        &self.run.x
     }
 
     /// The end of the run at the stepper's time: the final event with `terminal()` true, once.
@@ -795,6 +755,16 @@ impl<'o> Run<'o> {
             self.t_end,
             0,
         )
+    }
+
+    /// Passes an event at `t` that changed nothing: the breaking points up to it dropped and
+    /// the time events ahead refreshed, with no second record of the history.
+    fn pass_unchanged(&mut self, model: &mut HybridModel<'_>, t: f64) -> Result<(), HybridError> {
+        let passed = self
+            .breaking
+            .partition_point(|&(b, _)| b <= t + BREAKING_RESOLUTION * (1.0 + t.abs()));
+        self.breaking.drain(..passed);
+        self.clocks.refresh(model, t, &self.x, &mut self.dx)
     }
 
     /// The end of a run that `terminate` stopped at `t` (see [`end_terminated`]).

@@ -133,14 +133,15 @@ impl Clocks {
         dx: &mut [f64],
         whens: &mut WhenState,
     ) -> Result<Option<HybridOutcome>, HybridError> {
-        // The ticks and time events up to `t` are this event (see `next`).
+        // The ticks and time events up to `t` are this event (see `next`), also those a
+        // rounding after it (a caller's time `0.1 + 0.2` for the tick `3·0.1`).
         let ticking: Vec<usize> = (0..self.clocks.len())
-            .filter(|&c| Clocks::time(&self.clocks[c]) <= t)
+            .filter(|&c| due_by(Clocks::time(&self.clocks[c]), t))
             .collect();
         capture_left_limits(model, t, x, dx)?;
         // Time events at `t` need no flag: their surfaces take their new sign in the iteration.
-        self.pending.retain(|&at| at > t);
-        self.moving.retain(|&at| at > t);
+        self.pending.retain(|&at| !due_by(at, t));
+        self.moving.retain(|&at| !due_by(at, t));
         for &c in &ticking {
             model.ode.instance.set_work(self.clocks[c].0, 1.0);
         }
@@ -154,6 +155,13 @@ impl Clocks {
         }
         event_iteration(model, t, x, dx, whens, false)
     }
+}
+
+/// Whether a time event at `at` is due at `t`: at or before it, or within a rounding after it
+/// (four units in the last place of `t`), where the same instant reached by another sum of
+/// steps lies.
+pub(super) fn due_by(at: f64, t: f64) -> bool {
+    at <= t + 4.0 * f64::EPSILON * t.abs().max(1.0)
 }
 
 /// Sets the `pre(e)` values of continuous-time expressions to their values at `(t, x)` with the

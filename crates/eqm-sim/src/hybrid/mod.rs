@@ -382,6 +382,36 @@ impl<'p> HybridModel<'p> {
         Ok(&self.d)
     }
 
+    /// The event indicators for a caller that integrates the model, into `self.d`: each
+    /// surface's value moved by the driver's hysteresis towards the side its relation is on,
+    /// so that the caller's root lies past the surface (where the event's relation is the new
+    /// one; on the surface itself it would be the old one, and the caller, restarting on zero,
+    /// would see no crossing after it); while sliding, for the sliding surface, `min(α, 1 - α)`
+    /// of the Filippov coefficient `α`, which is positive while the solution slides and crosses
+    /// zero where the sliding ends (the field of one side stops pushing back).
+    pub fn caller_indicators(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<&[f64], EvalFailure> {
+        self.surfaces_at(t, x, dx)?;
+        for (d, &side) in self.d.iter_mut().zip(&self.signs) {
+            *d += f64::from(side) * driver::hysteresis(*d);
+        }
+        if let Some(k) = self.sliding.as_ref().map(|s| s.surface) {
+            let alpha = self.sliding_rhs(k, t, x, dx)?;
+            self.d[k] = alpha.min(1.0 - alpha);
+        }
+        Ok(&self.d)
+    }
+
+    /// The Filippov coefficient of the sliding motion at `(t, x)`, if the model slides.
+    pub(crate) fn sliding_alpha(&mut self, t: f64, x: &[f64]) -> Result<Option<f64>, EvalFailure> {
+        let Some(k) = self.sliding.as_ref().map(|s| s.surface) else {
+            return Ok(None);
+        };
+        let mut dx = std::mem::take(&mut self.check_dx);
+        let alpha = self.sliding_rhs(k, t, x, &mut dx);
+        self.check_dx = dx;
+        alpha.map(Some)
+    }
+
     /// Checks the model's assertions at `(t, x)` (after an accepted step of a caller that
     /// integrates itself).
     pub fn check_assertions_at(&mut self, t: f64, x: &[f64]) -> Result<(), HybridError> {

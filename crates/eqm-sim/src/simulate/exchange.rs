@@ -9,9 +9,14 @@
 //! each event (new states, the next time event, `terminate`), and every variable's value.
 //! Between events the relations keep the values the last event gave them, exactly as in a whole
 //! run, so the field the caller integrates is smooth; the event iteration is the hybrid
-//! driver's ([`Resumable::event_at`]). It deliberately integrates nothing, slides on no surface
-//! (a caller's integrator meets a sliding surface as events in quick succession) and records
-//! no `delay` history: a model with delays is not run here.
+//! driver's ([`Resumable::event_at`]). Where the fields on both sides of a surface push the
+//! solution back onto it, the derivatives are Filippov's combination, and the surface's event
+//! indicator is how far the combination's coefficient is from leaving (0, 1), so the caller
+//! stops where the sliding ends. The history of each `delay` is recorded at the points
+//! the caller reports (each accepted step, both sides of each event) and read between them by
+//! the cubic through the nearest records, beyond the last one extrapolated; a delayed jump is a
+//! time event the caller is told of. It deliberately integrates nothing and runs no
+//! `spatialDistribution`, whose profile moves with the steps of EQM's own solver.
 
 use super::directional::{Known, Point, directional};
 use super::point::PointValues;
@@ -61,12 +66,17 @@ impl<'p> Exchange<'p> {
         options: &RunOptions,
         native: Option<Arc<NativeCode>>,
     ) -> Result<Exchange<'p>, SimError> {
-        if !program.events().delays.is_empty() || !program.events().spatials.is_empty() {
+        if !program.events().spatials.is_empty() {
             return Err(SimError::Settings(
-                "a model with `delay` or `spatialDistribution` keeps a history of its own, which a caller that integrates it does not give".into(),
+                "a model with `spatialDistribution` moves its profiles with the steps of EQM's own solver, which a caller that integrates it does not take".into(),
             ));
         }
-        let Prepared { model, rows, x0, .. } = prepare_run(program, init, options, native)?;
+        let Prepared {
+            mut model, rows, x0, ..
+        } = prepare_run(program, init, options, native)?;
+        // The caller's steps are not bounded by the delays: a delayed value may be read beyond
+        // the last point it reported.
+        model.instance.extrapolate_delays();
         let mut model = HybridModel::new(model);
         let t0 = options.start;
         let (run, x, terminated) = match Resumable::begin(&mut model, t0, &x0, options.stop) {
@@ -138,7 +148,7 @@ impl<'p> Exchange<'p> {
     /// The event indicators (the surfaces' values) at the current point, into `out`.
     pub fn event_indicators(&mut self, out: &mut [f64]) -> Result<(), SimError> {
         let (t, x, dx) = (self.t, &self.x, &mut self.scratch);
-        match self.model.surface_values(t, x, dx) {
+        match self.model.caller_indicators(t, x, dx) {
             Ok(d) => {
                 out.copy_from_slice(d);
                 Ok(())
@@ -171,7 +181,7 @@ impl<'p> Exchange<'p> {
         self.x.copy_from_slice(after);
         // The caller's integrator restarts here: its iterations start from the event's values.
         self.model.accepted();
-        let next_time_event = run.next_time_event();
+        let next_time_event = run.next_time_event_of(&self.model, t);
         match flow {
             ControlFlow::Continue(()) => Ok(EventOutcome {
                 states_changed,
@@ -191,12 +201,17 @@ impl<'p> Exchange<'p> {
     }
 
     /// After the caller accepted a step ending at the current point: the model's assertions,
-    /// and the iterations' guesses kept there (see [`OdeSystem::accepted`]).
+    /// the delayed expressions recorded there, and the iterations' guesses kept there (see
+    /// [`OdeSystem::accepted`]).
     pub fn completed_step(&mut self) -> Result<(), SimError> {
         let (t, x) = (self.t, self.x.clone());
         self.model
             .check_assertions_at(t, &x)
             .map_err(|e| fail(self.program, &mut self.model, e))?;
+        if let Some(run) = self.run.as_mut().filter(|_| self.terminated.is_none()) {
+            run.completed_step(&mut self.model, t, &x)
+                .map_err(|e| fail(self.program, &mut self.model, e))?;
+        }
         self.model.accepted();
         Ok(())
     }

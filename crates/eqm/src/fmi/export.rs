@@ -67,8 +67,8 @@ pub fn capabilities_of(model: &Model) -> Capabilities {
 }
 
 /// Whether `model` can be exported as `kind`: `E0901` for Model Exchange of a model whose
-/// `delay` or `spatialDistribution` keeps a history the importer's integrator would have to
-/// record, `E0902` for a variable-structure model (either kind).
+/// `spatialDistribution` moves its profile with the steps of EQM's own solver, `E0902` for a
+/// variable-structure model (either kind).
 pub fn supported(model: &Model, kind: FmiKind) -> Result<(), Diagnostic> {
     if model.variable_structure().is_some() {
         return Err(Diagnostic::error(
@@ -79,16 +79,15 @@ pub fn supported(model: &Model, kind: FmiKind) -> Result<(), Diagnostic> {
         )
         .with_note("an FMU's runtime compiles one program of the model; the modes of a variable-structure model are not exported yet"));
     }
-    let events = model.program().events();
-    let history = !events.delays.is_empty() || !events.spatials.is_empty();
-    if kind == FmiKind::ModelExchange && history {
+    let moving_profiles = !model.program().events().spatials.is_empty();
+    if kind == FmiKind::ModelExchange && moving_profiles {
         return Err(Diagnostic::error(
             "E0901",
-            format!("`{}` cannot be exported for Model Exchange: its `delay` or `spatialDistribution` keeps a history of the solution", model.name()),
+            format!("`{}` cannot be exported for Model Exchange: its `spatialDistribution` moves with the steps of EQM's own solver", model.name()),
             model.program().model_span(),
             "this model",
         )
-        .with_help("export it for Co-Simulation (`--kind cs`), where EQM's own solver records the history"));
+        .with_help("export it for Co-Simulation (`--kind cs`), where EQM's own solver takes the steps"));
     }
     Ok(())
 }

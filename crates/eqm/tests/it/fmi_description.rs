@@ -319,12 +319,12 @@ fn descriptions_are_deterministic_and_the_token_is_the_content_hash() {
 }
 
 #[test]
-fn both_kinds_are_supported_but_not_a_history_in_model_exchange_nor_variable_structure() {
+fn both_kinds_are_supported_but_not_a_moving_profile_in_model_exchange_nor_variable_structure() {
     use fmi::FmiKind::{CoSimulation, ModelExchange};
     let ball = compile("BouncingBall.eqm");
     assert!(fmi::supported(&ball, CoSimulation).is_ok());
     assert!(fmi::supported(&ball, ModelExchange).is_ok());
-    // A delay keeps a history only EQM's own solver records: Co-Simulation only.
+    // A delay's history is recorded at the importer's points: both kinds.
     let delayed = super::compile(
         "model Delayed
   Real x(start = 1, fixed = true);
@@ -333,7 +333,20 @@ equation
 end Delayed;",
     );
     assert!(fmi::supported(&delayed, CoSimulation).is_ok());
-    assert_eq!(fmi::supported(&delayed, ModelExchange).unwrap_err().code, "E0901");
+    assert!(fmi::supported(&delayed, ModelExchange).is_ok());
+    // A profile of `spatialDistribution` moves with EQM's own steps: Co-Simulation only.
+    let transported = super::compile(
+        "model Transported
+  Real x(start = 0, fixed = true);
+  Real out0;
+  Real out1;
+equation
+  der(x) = 1;
+  (out0, out1) = spatialDistribution(1 + time, 0, x, true, {0.0, 1.0}, {1, 2});
+end Transported;",
+    );
+    assert!(fmi::supported(&transported, CoSimulation).is_ok());
+    assert_eq!(fmi::supported(&transported, ModelExchange).unwrap_err().code, "E0901");
     // A clutch whose equations change with `locked` is a variable-structure model.
     let clutch = super::compile(
         "model Clutch
