@@ -508,7 +508,7 @@ fn a_model_with_a_delay_integrated_by_its_caller_follows_its_history_and_restore
 /// completed, ending a step at the time event `next` and handling it there.
 fn rk4_to(m: &mut eqm::ModelExchange<'_>, t_end: f64, next: &mut Option<f64>) {
     let n = m.states().len();
-    let mut field = |m: &mut eqm::ModelExchange<'_>, t: f64, x: &[f64]| {
+    let field = |m: &mut eqm::ModelExchange<'_>, t: f64, x: &[f64]| {
         let mut dx = vec![0.0; n];
         m.set_time(t);
         m.set_states(x).unwrap();
