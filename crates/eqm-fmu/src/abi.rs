@@ -499,23 +499,6 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
     unsafe { not_provided(c, "interpolating inputs") }
 }
 
-/// `fmi2GetRealOutputDerivatives`: not provided (`maxOutputDerivativeOrder="0"`).
-///
-/// # Safety
-/// `c` is null or a live component of ours.
-// SAFETY: exported under its FMI name, once; its callers follow the contract above.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
-    c: *mut c_void,
-    _refs: *const c_uint,
-    _n: usize,
-    _order: *const c_int,
-    _values: *mut f64,
-) -> Status {
-    // SAFETY: by the caller's contract.
-    unsafe { not_provided(c, "derivatives of outputs") }
-}
-
 /// `fmi2CancelStep`: steps are never asynchronous, so there is none to cancel.
 ///
 /// # Safety

@@ -994,6 +994,5 @@ not_provided! {
     fmi3SetShiftDecimal(r: *const c_uint, n: usize, s: *const f64) => "clocks";
     fmi3SetShiftFraction(r: *const c_uint, n: usize, c: *const u64, rs: *const u64) => "clocks";
     fmi3EvaluateDiscreteStates() => "evaluating discrete states";
-    fmi3GetOutputDerivatives(r: *const c_uint, n: usize, o: *const c_int, v: *mut f64, nv: usize) => "derivatives of outputs";
     fmi3ActivateModelPartition(r: c_uint, t: f64) => "scheduled execution";
 }

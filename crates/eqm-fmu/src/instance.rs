@@ -318,6 +318,50 @@ impl Instance {
         }
     }
 
+    /// The slots of the variables `refs`, for derivatives (`what` names them in the error of a
+    /// variable that has none).
+    fn derivative_slots(&self, refs: &[u32], what: &str) -> Result<Vec<Slot>, Error> {
+        refs.iter()
+            .map(|&r| {
+                let variable = self.variables.get(r).ok_or_else(|| unknown_reference(r))?;
+                match variable.source {
+                    FmiSource::Time => Ok(Slot::Time),
+                    FmiSource::Variable { slot, .. } => Ok(slot),
+                    FmiSource::Derivative { state } => Ok(Slot::Der(state)),
+                    FmiSource::EventIndicator { .. } | FmiSource::Text { .. } => {
+                        Err(Error::Error(format!("`{}` has no {what}", variable.name)))
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// `GetRealOutputDerivatives` / `GetOutputDerivatives` (Co-Simulation): the first
+    /// derivative with respect to time of each variable `refs` at the current communication
+    /// point (`orders` all 1: higher ones are not provided, `maxOutputDerivativeOrder="1"`).
+    pub fn output_derivatives(&mut self, refs: &[u32], orders: &[i32], out: &mut [f64]) -> Result<(), Error> {
+        if let Some(order) = orders.iter().find(|&&o| o != 1) {
+            return Err(Error::Error(format!(
+                "only first derivatives of outputs are provided (maxOutputDerivativeOrder = 1), not of order {order}"
+            )));
+        }
+        let unknowns = self.derivative_slots(refs, "derivative with respect to time")?;
+        let Phase::Running(running) = &mut self.phase else {
+            return Err(Error::Error(
+                "derivatives of outputs are taken once the initialization has started".into(),
+            ));
+        };
+        let sources = &self.sources;
+        running
+            .with_dependent_mut(|_, run| match run {
+                Run::Steps(run) => run.output_derivatives(&unknowns, out),
+                Run::Exchange(_) => Err(RunError::Settings(
+                    "Model Exchange has no derivatives of outputs: the importer integrates the model".into(),
+                )),
+            })
+            .map_err(|e| Error::Error(rendered(&e, sources)))
+    }
+
     /// `GetDirectionalDerivative`: the derivatives of the variables `unknowns` along `seed` over
     /// the states, inputs and parameters `knowns`, at the current point.
     pub fn directional_derivative(
@@ -327,21 +371,7 @@ impl Instance {
         seed: &[f64],
         out: &mut [f64],
     ) -> Result<(), Error> {
-        let unknowns: Vec<Slot> = unknowns
-            .iter()
-            .map(|&r| {
-                let variable = self.variables.get(r).ok_or_else(|| unknown_reference(r))?;
-                match variable.source {
-                    FmiSource::Time => Ok(Slot::Time),
-                    FmiSource::Variable { slot, .. } => Ok(slot),
-                    FmiSource::Derivative { state } => Ok(Slot::Der(state)),
-                    FmiSource::EventIndicator { .. } | FmiSource::Text { .. } => Err(Error::Error(format!(
-                        "`{}` has no directional derivative",
-                        variable.name
-                    ))),
-                }
-            })
-            .collect::<Result<_, _>>()?;
+        let unknowns = self.derivative_slots(unknowns, "directional derivative")?;
         let knowns: Vec<Known> = knowns
             .iter()
             .map(|&r| {

@@ -200,6 +200,7 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
 mod abi;
 mod abi3;
 mod abi_exchange;
+mod abi_outputs;
 mod abi_state;
 pub use abi::*;
 pub use abi_exchange::*;

@@ -186,6 +186,24 @@ impl SteppedRun<'_> {
         self.stepping.directional(unknowns, knowns, seed, out)
     }
 
+    /// The first derivative with respect to time of each of `unknowns` (outputs, any variable)
+    /// along the solution at the current point, into `out`: the directional derivative along
+    /// time and the states' derivatives, with the inputs held (as a communication step holds
+    /// them) and the relations as they are at the point (after an event, the derivative on
+    /// its right).
+    pub fn output_derivatives(&mut self, unknowns: &[Slot], out: &mut [f64]) -> Result<(), RunError> {
+        let states = self.states().len();
+        let mut seed = Vec::with_capacity(states + 1);
+        seed.push(1.0);
+        for i in 0..states {
+            seed.push(self.value_in(Slot::Der(i as u32))?);
+        }
+        let knowns: Vec<Known> = std::iter::once(Known::Time)
+            .chain((0..states as u32).map(Known::State))
+            .collect();
+        self.directional_derivative(unknowns, &knowns, &seed, out)
+    }
+
     /// Ends the run at the current point: the final event, where `terminal()` is true.
     pub fn finish(&mut self) -> Result<(), RunError> {
         self.stepping.finish()

@@ -752,3 +752,65 @@ for kind in ["ModelExchange", "CoSimulation"]:
         dir = dir.display().to_string(),
     )
 }
+
+/// The first derivatives of outputs in Co-Simulation, through FMPy's own calls in FMI 2
+/// (`getRealOutputDerivatives`) and FMI 3 (`getOutputDerivatives`), at t = 0.5 against the
+/// closed forms: `y = x sin t` with `x = e^-t` has `y' = x (cos t - sin t)`, and `z = u t`
+/// with the input `u` held over the step has `z' = u`. A second order is refused with the
+/// reason logged, and the description says `maxOutputDerivativeOrder="1"`.
+#[test]
+fn fmpy_reads_the_derivatives_of_outputs_at_a_communication_point() {
+    let text = "model Outs
+  input Real u(start = 2);
+  Real x(start = 1, fixed = true);
+  output Real y = x*sin(time);
+  output Real z = u*time;
+equation
+  der(x) = -x;
+end Outs;";
+    for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
+        let (dir, _) = exported_as(text, "Outs", version);
+        let v = if version == FmiVersion::Fmi2 { "2" } else { "3" };
+        let script = format!(
+            r#"import fmpy
+from fmpy import read_model_description
+from fmpy.fmi{v} import FMU{v}Slave
+d = {dir:?}
+md = read_model_description(d)
+assert md.coSimulation.maxOutputDerivativeOrder == 1, md.coSimulation.maxOutputDerivativeOrder
+vr = {{x.name: x.valueReference for x in md.modelVariables}}
+fmi3 = {v} == 3
+cs = FMU{v}Slave(guid=md.guid, unzipDirectory=d, modelIdentifier='Outs', instanceName='cs')
+cs.instantiate()
+if fmi3:
+    cs.enterInitializationMode(tolerance=1e-10, startTime=0.0, stopTime=1.0)
+else:
+    cs.setupExperiment(tolerance=1e-10, startTime=0.0, stopTime=1.0)
+    cs.enterInitializationMode()
+cs.exitInitializationMode()
+cs.doStep(0.0, 0.5)
+derivatives = cs.getOutputDerivatives if fmi3 else cs.getRealOutputDerivatives
+first = derivatives([vr['y'], vr['z']], [1, 1])
+try:
+    derivatives([vr['y']], [2])
+    refused = False
+except Exception:
+    refused = True
+print(repr(first[0]), repr(first[1]), refused)
+"#,
+            dir = dir.display().to_string(),
+        );
+        let Some(out) = python(&script) else { return };
+        let out = out.unwrap_or_else(|e| panic!("FMPy (FMI {v}) failed: {e}"));
+        let values: Vec<&str> = out.lines().last().unwrap().split(' ').collect();
+        let (dy, dz): (f64, f64) = (values[0].parse().unwrap(), values[1].parse().unwrap());
+        let t: f64 = 0.5;
+        let closed = (-t).exp() * (t.cos() - t.sin());
+        assert!(
+            (dy - closed).abs() < 1e-6,
+            "FMI {v}: y'(0.5) = {dy}, closed form {closed}"
+        );
+        assert!((dz - 2.0).abs() < 1e-6, "FMI {v}: z'(0.5) = {dz}");
+        assert_eq!(values[2], "True", "FMI {v}: a second order was not refused");
+    }
+}

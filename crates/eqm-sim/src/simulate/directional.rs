@@ -27,6 +27,9 @@ pub enum Known {
     State(u32),
     /// An independent parameter or top-level input, by name.
     Parameter(String),
+    /// The time (with the states seeded by their derivatives: the derivative along the
+    /// solution, of an output with respect to time).
+    Time,
 }
 
 /// The point a directional derivative is taken at.
@@ -118,7 +121,7 @@ fn from_jacobian(
             .zip(seed)
             .map(|(k, s)| match k {
                 Known::State(col) => f_x[(row as usize, *col as usize)] * s,
-                Known::Parameter(_) => unreachable!("checked by the caller"),
+                Known::Parameter(_) | Known::Time => unreachable!("checked by the caller"),
             })
             .sum();
     }
@@ -164,9 +167,11 @@ fn values_at(
     step: f64,
 ) -> Result<Vec<f64>, Derivative> {
     let mut x = point.x.to_vec();
+    let mut t = point.t;
     for ((k, b), s) in knowns.iter().zip(base).zip(seed) {
         match k {
             Known::State(i) => x[*i as usize] = b + step * s,
+            Known::Time => t = b + step * s,
             Known::Parameter(name) => {
                 // A value the parameter's own checks refuse makes no derivative either.
                 if rows.set_param(name, b + step * s).is_err() {
@@ -179,11 +184,11 @@ fn values_at(
     }
     set_discrete(rows, point);
     let mut dx = vec![0.0; x.len()];
-    OdeRhs::rhs(rows, point.t, &x, &mut dx)?;
-    rows.outputs(point.t, &x, &mut dx)?;
+    OdeRhs::rhs(rows, t, &x, &mut dx)?;
+    rows.outputs(t, &x, &mut dx)?;
     Ok(unknowns
         .iter()
-        .map(|&slot| slot_value(rows, slot, point.t, &x, &dx))
+        .map(|&slot| slot_value(rows, slot, t, &x, &dx))
         .collect())
 }
 
@@ -192,6 +197,7 @@ fn known_value(rows: &Instance<'_>, point: &Point<'_>, known: &Known) -> f64 {
     match known {
         Known::State(i) => point.x[*i as usize],
         Known::Parameter(name) => rows.param(name).unwrap_or(0.0),
+        Known::Time => point.t,
     }
 }
 

@@ -44,6 +44,9 @@ pub fn runtime_capabilities() -> Capabilities {
         provides_directional_derivatives: true,
         // FMI 3: the transpose of the directional derivatives, column by column.
         provides_adjoint_derivatives: true,
+        // Co-Simulation: the first derivative of a variable with respect to time along the
+        // solution at a communication point (`SteppedRun::output_derivatives`).
+        max_output_derivative_order: 1,
         // The whole state of a run as a value (`RunState`) and as bytes.
         can_get_and_set_fmu_state: true,
         can_serialize_fmu_state: true,
