@@ -475,6 +475,28 @@ pub enum Builtin {
     /// Vensim `RANDOM_EXPONENTIAL(min, max, shift, stretch, seed)`: `shift + stretch*e` with
     /// `e` an exponential draw of mean 1, truncated to `[min, max]`.
     RandomExponential,
+    /// Vensim `RANDOM_POISSON(min, max, mean, shift, stretch, seed)`: `shift + stretch*k`, `k`
+    /// a Poisson draw of the mean, truncated.
+    RandomPoisson,
+    /// Vensim `RANDOM_TRIANGULAR(min, max, start, peak, end, seed)`: a triangular draw on
+    /// `[start, end]` with its mode at `peak`, truncated.
+    RandomTriangular,
+    /// Vensim `RANDOM_WEIBULL(min, max, shape, shift, stretch, seed)`: `shift + stretch*w`, `w`
+    /// a Weibull draw of the shape and mean 1, truncated.
+    RandomWeibull,
+    /// Vensim `RANDOM_GAMMA(min, max, order, shift, stretch, seed)`: `shift + stretch*g`, `g` a
+    /// gamma draw of the order (shape) and scale 1, truncated.
+    RandomGamma,
+    /// Vensim `RANDOM_BETA(min, max, alpha, beta, shift, stretch, seed)`: `shift + stretch*b`,
+    /// `b` a beta draw, truncated.
+    RandomBeta,
+    /// Vensim `RANDOM_BINOMIAL(min, max, p, n, shift, stretch, seed)`: `shift + stretch*k`, `k`
+    /// the successes of `n` trials of probability `p`, truncated.
+    RandomBinomial,
+    /// Vensim `RANDOM_NEGATIVE_BINOMIAL(min, max, p, n, shift, stretch, seed)`:
+    /// `shift + stretch*k`, `k` the trials until the `n`-th success of probability `p`,
+    /// truncated.
+    RandomNegativeBinomial,
     /// `LOOKUP_INVERT(lookup, value)`; the first argument is a [`Function::Lookup`] name as a
     /// variable reference.
     LookupInvert,

@@ -871,6 +871,13 @@ fn is_random(builtin: Builtin) -> bool {
             | Builtin::Lognormal
             | Builtin::Poisson
             | Builtin::RandomExponential
+            | Builtin::RandomPoisson
+            | Builtin::RandomTriangular
+            | Builtin::RandomWeibull
+            | Builtin::RandomGamma
+            | Builtin::RandomBeta
+            | Builtin::RandomBinomial
+            | Builtin::RandomNegativeBinomial
     )
 }
 

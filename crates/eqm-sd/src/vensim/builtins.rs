@@ -92,6 +92,13 @@ fn mapping(key: &str) -> Option<Mapping> {
         "random uniform" => Direct(B::RandomUniform, &[3]),
         "random normal" => Direct(B::RandomNormal, &[5]),
         "random exponential" => Direct(B::RandomExponential, &[5]),
+        "random poisson" => Direct(B::RandomPoisson, &[6]),
+        "random triangular" => Direct(B::RandomTriangular, &[6]),
+        "random weibull" => Direct(B::RandomWeibull, &[6]),
+        "random gamma" => Direct(B::RandomGamma, &[6]),
+        "random beta" => Direct(B::RandomBeta, &[7]),
+        "random binomial" => Direct(B::RandomBinomial, &[7]),
+        "random negative binomial" => Direct(B::RandomNegativeBinomial, &[7]),
         "lookup invert" => Direct(B::LookupInvert, &[2]),
         "invert matrix" => Direct(B::InvertMatrix, &[2]),
         "vector select" => Direct(B::VectorSelect, &[5]),
@@ -110,38 +117,11 @@ fn mapping(key: &str) -> Option<Mapping> {
         "sinh" => Composite(self::Composite::Sinh),
         "cosh" => Composite(self::Composite::Cosh),
         "tanh" => Composite(self::Composite::Tanh),
-        "vector elm map"
-        | "vector lookup"
-        | "lookup extrapolate"
-        | "lookup forward"
-        | "lookup backward"
-        | "lookup area"
-        | "get data at time"
-        | "get data last time"
-        | "time base"
-        | "delay conveyor"
-        | "delay profile"
-        | "random poisson"
-        | "random triangular"
-        | "random lognormal"
-        | "random beta"
-        | "random gamma"
-        | "random binomial"
-        | "random negative binomial"
-        | "random weibull"
-        | "random pink noise"
-        | "fifo"
-        | "queue fifo"
-        | "cumulate"
-        | "shift if true"
-        | "find zero"
-        | "dynamic data"
-        | "sshape"
-        | "elmcount"
-        | "with lookup"
-        | "integ"
-        | "a function of"
-        | "tabbed array" => Unsupported,
+        "vector elm map" | "vector lookup" | "lookup extrapolate" | "lookup forward" | "lookup backward"
+        | "lookup area" | "get data at time" | "get data last time" | "time base" | "delay conveyor"
+        | "delay profile" | "random lognormal" | "random pink noise" | "fifo" | "queue fifo" | "cumulate"
+        | "shift if true" | "find zero" | "dynamic data" | "sshape" | "elmcount" | "with lookup" | "integ"
+        | "a function of" | "tabbed array" => Unsupported,
         _ if key.starts_with("get ") => Unsupported,
         _ => return None,
     })

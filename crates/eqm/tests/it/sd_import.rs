@@ -714,6 +714,75 @@ fn vensim_random_functions_stay_within_their_bounds() {
     assert!(n.iter().all(|&v| v > 0.0 && v < 1.0));
 }
 
+/// Vensim's other random functions, each over 4000 steps against its distribution's mean and
+/// variance (after the stretch and shift; within four standard errors of the mean and 10 % of
+/// the variance): `RANDOM POISSON` (odd numbers `1 + 2k`), `RANDOM TRIANGULAR`, `RANDOM
+/// WEIBULL` of mean 1 stretched, `RANDOM GAMMA`, `RANDOM BETA` (also with shapes below 1),
+/// `RANDOM BINOMIAL` and `RANDOM NEGATIVE BINOMIAL` (whole numbers in their ranges), and a
+/// truncated gamma draw within its bounds.
+#[test]
+fn vensim_random_distributions_have_their_means_and_variances() {
+    let mut text = String::from("{UTF-8}\n");
+    for e in [
+        "poisson = RANDOM POISSON(0, 1000, 4.5, 1, 2, 17)",
+        "triangular = RANDOM TRIANGULAR(-100, 100, 0, 1, 4, 3)",
+        "weibull = RANDOM WEIBULL(0, 1000, 2, 0, 3, 5)",
+        "gamma = RANDOM GAMMA(0, 1000, 3, 0, 2, 7)",
+        "beta = RANDOM BETA(0, 1, 2, 5, 0, 1, 11)",
+        "arcsine = RANDOM BETA(0, 1, 0.5, 0.5, 0, 1, 29)",
+        "binomial = RANDOM BINOMIAL(0, 100, 0.3, 20, 0, 1, 13)",
+        "trials = RANDOM NEGATIVE BINOMIAL(0, 1000, 0.4, 3, 0, 1, 19)",
+        "bounded = RANDOM GAMMA(5, 7, 3, 0, 2, 23)",
+        "FINAL TIME = 3999",
+        "INITIAL TIME = 0",
+        "SAVEPER = TIME STEP",
+        "TIME STEP = 1",
+    ] {
+        text.push_str(e);
+        text.push_str("\n\t~\t\n\t~\t\t|\n\n");
+    }
+    let result = run("distributions.mdl", &text);
+    // Weibull of shape 2 and mean 1: variance Gamma(2)/Gamma(1.5)^2 - 1 = 4/pi - 1.
+    let weibull_variance = 9.0 * (4.0 / std::f64::consts::PI - 1.0);
+    for (name, mean, variance) in [
+        ("poisson", 10.0, 18.0),
+        ("triangular", 5.0 / 3.0, 13.0 / 18.0),
+        ("weibull", 3.0, weibull_variance),
+        ("gamma", 6.0, 12.0),
+        ("beta", 2.0 / 7.0, 10.0 / (49.0 * 8.0)),
+        ("arcsine", 0.5, 0.125),
+        ("binomial", 6.0, 4.2),
+        ("trials", 7.5, 11.25),
+    ] {
+        let values = column(&result, name);
+        let n = values.len() as f64;
+        assert_eq!(values.len(), 4000, "{name}");
+        let (m, s) = mean_and_deviation(&values);
+        assert!(
+            (m - mean).abs() < 4.0 * (variance / n).sqrt(),
+            "{name}: mean {m} instead of {mean}"
+        );
+        assert!(
+            (s * s - variance).abs() < 0.1 * variance,
+            "{name}: variance {} instead of {variance}",
+            s * s
+        );
+    }
+    assert!(
+        column(&result, "poisson")
+            .iter()
+            .all(|x| x.fract() == 0.0 && (x - 1.0) % 2.0 == 0.0)
+    );
+    assert!(
+        column(&result, "binomial")
+            .iter()
+            .all(|x| x.fract() == 0.0 && (0.0..=20.0).contains(x))
+    );
+    assert!(column(&result, "trials").iter().all(|x| x.fract() == 0.0 && *x >= 3.0));
+    assert!(column(&result, "triangular").iter().all(|x| (0.0..=4.0).contains(x)));
+    assert!(column(&result, "bounded").iter().all(|x| (5.0..=7.0).contains(x)));
+}
+
 /// A conveyor with a transit time of 3 and DT = 0.5 has six slats: its 6 units at the start
 /// leave at 6/3 = 2 per time unit during the first three time units, then what entered
 /// three time units earlier leaves (the inflow is 4 from t = 1 to t = 5, else 0); its
