@@ -688,8 +688,7 @@ fn poisson_inverse(mean: f64, u: f64) -> u64 {
 /// every value within its bounds, the uniform one the documented stream's.
 #[test]
 fn vensim_random_functions_stay_within_their_bounds() {
-    let mut text = String::from("{UTF-8}\n");
-    for e in [
+    let text = vensim_equations(&[
         "u = RANDOM UNIFORM(-1, 1, 5)",
         "n = RANDOM NORMAL(0, 1, 0.5, 2, 6)",
         "x = RANDOM EXPONENTIAL(1, 4, 1, 2, 8)",
@@ -697,10 +696,7 @@ fn vensim_random_functions_stay_within_their_bounds() {
         "INITIAL TIME = 0",
         "SAVEPER = TIME STEP",
         "TIME STEP = 1",
-    ] {
-        text.push_str(e);
-        text.push_str("\n\t~\t\n\t~\t\t|\n\n");
-    }
+    ]);
     let result = run("random.mdl", &text);
     let (u, n, x) = (column(&result, "u"), column(&result, "n"), column(&result, "x"));
     let draws = first_draws(5, u.len());
@@ -722,8 +718,7 @@ fn vensim_random_functions_stay_within_their_bounds() {
 /// truncated gamma draw within its bounds.
 #[test]
 fn vensim_random_distributions_have_their_means_and_variances() {
-    let mut text = String::from("{UTF-8}\n");
-    for e in [
+    let text = vensim_equations(&[
         "poisson = RANDOM POISSON(0, 1000, 4.5, 1, 2, 17)",
         "triangular = RANDOM TRIANGULAR(-100, 100, 0, 1, 4, 3)",
         "weibull = RANDOM WEIBULL(0, 1000, 2, 0, 3, 5)",
@@ -737,10 +732,7 @@ fn vensim_random_distributions_have_their_means_and_variances() {
         "INITIAL TIME = 0",
         "SAVEPER = TIME STEP",
         "TIME STEP = 1",
-    ] {
-        text.push_str(e);
-        text.push_str("\n\t~\t\n\t~\t\t|\n\n");
-    }
+    ]);
     let result = run("distributions.mdl", &text);
     // Weibull of shape 2 and mean 1: variance Gamma(2)/Gamma(1.5)^2 - 1 = 4/pi - 1.
     let weibull_variance = 9.0 * (4.0 / std::f64::consts::PI - 1.0);
@@ -781,6 +773,16 @@ fn vensim_random_distributions_have_their_means_and_variances() {
     assert!(column(&result, "trials").iter().all(|x| x.fract() == 0.0 && *x >= 3.0));
     assert!(column(&result, "triangular").iter().all(|x| (0.0..=4.0).contains(x)));
     assert!(column(&result, "bounded").iter().all(|x| (5.0..=7.0).contains(x)));
+}
+
+/// A Vensim file of `equations`, each without units or comment.
+fn vensim_equations(equations: &[&str]) -> String {
+    let mut text = String::from("{UTF-8}\n");
+    for e in equations {
+        text.push_str(e);
+        text.push_str("\n\t~\t\n\t~\t\t|\n\n");
+    }
+    text
 }
 
 /// A conveyor with a transit time of 3 and DT = 0.5 has six slats: its 6 units at the start
