@@ -500,6 +500,14 @@ pub enum Builtin {
     /// `LOOKUP_INVERT(lookup, value)`; the first argument is a [`Function::Lookup`] name as a
     /// variable reference.
     LookupInvert,
+    /// `LOOKUP_EXTRAPOLATE(lookup, x)`: the lookup read with its first and last segments
+    /// extended outside its points (the first argument a lookup's name, as for
+    /// [`Builtin::LookupInvert`]).
+    LookupExtrapolate,
+    /// `LOOKUP_FORWARD(lookup, x)`: the value of the first point at or right of `x`.
+    LookupForward,
+    /// `LOOKUP_BACKWARD(lookup, x)`: the value of the last point at or left of `x`.
+    LookupBackward,
     /// `INVERT_MATRIX(m[..., rows, columns], n)`: the element of the inverse of the `n` by `n`
     /// matrix over the last two dimensions that the element being defined names.
     InvertMatrix,

@@ -138,6 +138,34 @@ pub(crate) fn lookup_call(table: &str, input: &str, kind: GraphKind) -> String {
     )
 }
 
+impl Writer<'_, '_> {
+    /// Vensim's `LOOKUP EXTRAPOLATE`, `LOOKUP FORWARD` and `LOOKUP BACKWARD` of the lookup
+    /// named first: its table read as an extrapolating graphical function, as a step to the
+    /// value of the first point at or right of the input (the table mirrored, `x -> -x`, and
+    /// read as a step at `-input`), or as a step to the value of the last point at or left of
+    /// it.
+    fn lookup_read(&mut self, expr: &Expr, builtin: Builtin, args: &[Expr]) -> Result<String, Diagnostic> {
+        let ExprKind::Variable { name, subscripts } = &args[0].kind else {
+            return Err(unsupported(
+                expr,
+                "a lookup function whose first argument is not a lookup's name",
+            ));
+        };
+        let Some((table, _)) = self.scope.tables.get(name).filter(|_| subscripts.is_empty()) else {
+            return Err(unsupported(expr, "a lookup function of an arrayed lookup table"));
+        };
+        let input = self.real(&args[1])?;
+        Ok(match builtin {
+            Builtin::LookupExtrapolate => lookup_call(table, &input, GraphKind::Extrapolate),
+            Builtin::LookupBackward => lookup_call(table, &input, GraphKind::Discrete),
+            _ => {
+                let mirrored = format!("[-{table}[end:-1:1, 1], {table}[end:-1:1, 2]]");
+                lookup_call(&mirrored, &format!("-({input})"), GraphKind::Discrete)
+            }
+        })
+    }
+}
+
 /// The library's interpolation and extrapolation of a graphical function of `kind`.
 pub(crate) fn graph_options(kind: GraphKind) -> (&'static str, &'static str) {
     match kind {
@@ -473,6 +501,12 @@ impl<'s> Writer<'s, '_> {
         }
         if is_random(builtin) {
             return self.random(expr, builtin, args);
+        }
+        if matches!(
+            builtin,
+            Builtin::LookupExtrapolate | Builtin::LookupForward | Builtin::LookupBackward
+        ) {
+            return self.lookup_read(expr, builtin, args);
         }
         let whole_array = matches!(
             builtin,

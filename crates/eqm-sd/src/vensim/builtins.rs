@@ -100,6 +100,9 @@ fn mapping(key: &str) -> Option<Mapping> {
         "random binomial" => Direct(B::RandomBinomial, &[7]),
         "random negative binomial" => Direct(B::RandomNegativeBinomial, &[7]),
         "lookup invert" => Direct(B::LookupInvert, &[2]),
+        "lookup extrapolate" => Direct(B::LookupExtrapolate, &[2]),
+        "lookup forward" => Direct(B::LookupForward, &[2]),
+        "lookup backward" => Direct(B::LookupBackward, &[2]),
         "invert matrix" => Direct(B::InvertMatrix, &[2]),
         "vector select" => Direct(B::VectorSelect, &[5]),
         "vector sort order" => Direct(B::VectorSortOrder, &[2]),
@@ -117,11 +120,10 @@ fn mapping(key: &str) -> Option<Mapping> {
         "sinh" => Composite(self::Composite::Sinh),
         "cosh" => Composite(self::Composite::Cosh),
         "tanh" => Composite(self::Composite::Tanh),
-        "vector elm map" | "vector lookup" | "lookup extrapolate" | "lookup forward" | "lookup backward"
-        | "lookup area" | "get data at time" | "get data last time" | "time base" | "delay conveyor"
-        | "delay profile" | "random lognormal" | "random pink noise" | "fifo" | "queue fifo" | "cumulate"
-        | "shift if true" | "find zero" | "dynamic data" | "sshape" | "elmcount" | "with lookup" | "integ"
-        | "a function of" | "tabbed array" => Unsupported,
+        "vector elm map" | "vector lookup" | "lookup area" | "get data at time" | "get data last time"
+        | "time base" | "delay conveyor" | "delay profile" | "random lognormal" | "random pink noise" | "fifo"
+        | "queue fifo" | "cumulate" | "shift if true" | "find zero" | "dynamic data" | "sshape" | "elmcount"
+        | "with lookup" | "integ" | "a function of" | "tabbed array" => Unsupported,
         _ if key.starts_with("get ") => Unsupported,
         _ => return None,
     })

@@ -600,8 +600,12 @@ impl<'a> Parser<'a> {
                     "not supported",
                 ));
             }
-            if key == "lookup invert" && args.is_empty() {
-                args.push(self.lookup_name()?);
+            let takes_lookup = matches!(
+                key,
+                "lookup invert" | "lookup extrapolate" | "lookup forward" | "lookup backward"
+            );
+            if takes_lookup && args.is_empty() {
+                args.push(self.lookup_name(key)?);
             } else {
                 let outer = self.array_arguments;
                 self.array_arguments = outer || super::builtins::takes_arrays(key);
@@ -618,8 +622,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// The name of a lookup table standing alone, as `LOOKUP INVERT` takes it.
-    fn lookup_name(&mut self) -> Parsed<Expr> {
+    /// The name of a lookup table standing alone, as `function` (`lookup invert`, ...) takes it.
+    fn lookup_name(&mut self, function: &str) -> Parsed<Expr> {
         let span = self.here();
         if let Some(Tok::Name(name)) = self.peek() {
             let key = canonical(name);
@@ -636,7 +640,7 @@ impl<'a> Parser<'a> {
         }
         Err(self.error(
             "E1005",
-            "`LOOKUP INVERT` takes the name of a lookup table first",
+            format!("`{}` takes the name of a lookup table first", function.to_uppercase()),
             span,
             "no lookup table",
         ))

@@ -775,6 +775,34 @@ fn vensim_random_distributions_have_their_means_and_variances() {
     assert!(column(&result, "bounded").iter().all(|x| (5.0..=7.0).contains(x)));
 }
 
+/// Vensim's `LOOKUP EXTRAPOLATE`, `LOOKUP FORWARD` and `LOOKUP BACKWARD` of the lookup
+/// `(0,0), (1,10), (2,15)` at every quarter from 0 to 3: the extrapolating lines (20 at 3), the
+/// value of the first point at or right of the time, and of the last point at or left of it.
+#[test]
+fn vensim_lookup_functions_read_their_table_as_named() {
+    let text = vensim_equations(&[
+        "tab(\n\t(0,0),(1,10),(2,15))",
+        "a = LOOKUP EXTRAPOLATE(tab, Time)",
+        "b = LOOKUP FORWARD(tab, Time)",
+        "c = LOOKUP BACKWARD(tab, Time)",
+        "FINAL TIME = 3",
+        "INITIAL TIME = 0",
+        "SAVEPER = TIME STEP",
+        "TIME STEP = 0.25",
+    ]);
+    let result = run("lookups.mdl", &text);
+    let (a, b, c) = (column(&result, "a"), column(&result, "b"), column(&result, "c"));
+    let points = [(0.0, 0.0), (1.0, 10.0), (2.0, 15.0)];
+    for (k, &t) in result.time().iter().enumerate() {
+        let lines = if t <= 1.0 { 10.0 * t } else { 10.0 + 5.0 * (t - 1.0) };
+        let forward = points.iter().find(|p| p.0 >= t).map_or(15.0, |p| p.1);
+        let backward = points.iter().rev().find(|p| p.0 <= t).map_or(0.0, |p| p.1);
+        assert!((a[k] - lines).abs() < 1e-12, "t = {t}: extrapolate {}", a[k]);
+        assert_eq!(b[k], forward, "t = {t}: forward");
+        assert_eq!(c[k], backward, "t = {t}: backward");
+    }
+}
+
 /// A Vensim file of `equations`, each without units or comment.
 fn vensim_equations(equations: &[&str]) -> String {
     let mut text = String::from("{UTF-8}\n");
