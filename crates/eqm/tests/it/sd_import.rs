@@ -8,12 +8,25 @@
 
 use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
 
-fn run(name: &str, text: &str) -> SimulationResult {
+/// The run of a file with its own settings.
+fn attempt(name: &str, text: &str) -> Result<SimulationResult, eqm::RunError> {
     let mut session = Session::with_source_bytes(vec![(name.to_string(), text.as_bytes().to_vec())], &[], None);
     let mut model = session
         .compile(None, &ModelOptions::default())
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
-    model.simulate(&RunSettings::default()).expect("the model runs")
+    model.simulate(&RunSettings::default())
+}
+
+fn run(name: &str, text: &str) -> SimulationResult {
+    attempt(name, text).expect("the model runs")
+}
+
+/// The message of the failure of a run of a file that compiles.
+fn run_error(name: &str, text: &str) -> String {
+    match attempt(name, text) {
+        Ok(_) => panic!("{name} ran"),
+        Err(error) => format!("{error:?}"),
+    }
 }
 
 fn xmile(specs: &str, variables: &str) -> String {
@@ -777,7 +790,10 @@ fn vensim_random_distributions_have_their_means_and_variances() {
 
 /// Vensim's `LOOKUP EXTRAPOLATE`, `LOOKUP FORWARD` and `LOOKUP BACKWARD` of the lookup
 /// `(0,0), (1,10), (2,15)` at every quarter from 0 to 3: the extrapolating lines (20 at 3), the
-/// value of the first point at or right of the time, and of the last point at or left of it.
+/// value of the first point at or right of the time, and of the last point at or left of it;
+/// `LOOKUP INVERT` of it and of the falling `(0,10), (1,5), (2,0)`, the `x` where the lines
+/// reach the value (the nearer end's outside them). A lookup that rises and falls stops the
+/// run rather than inverting.
 #[test]
 fn vensim_lookup_functions_read_their_table_as_named() {
     let text = vensim_equations(&[
@@ -785,6 +801,9 @@ fn vensim_lookup_functions_read_their_table_as_named() {
         "a = LOOKUP EXTRAPOLATE(tab, Time)",
         "b = LOOKUP FORWARD(tab, Time)",
         "c = LOOKUP BACKWARD(tab, Time)",
+        "falling(\n\t(0,10),(1,5),(2,0))",
+        "d = LOOKUP INVERT(tab, 5*Time)",
+        "e = LOOKUP INVERT(falling, 3*Time)",
         "FINAL TIME = 3",
         "INITIAL TIME = 0",
         "SAVEPER = TIME STEP",
@@ -800,7 +819,32 @@ fn vensim_lookup_functions_read_their_table_as_named() {
         assert!((a[k] - lines).abs() < 1e-12, "t = {t}: extrapolate {}", a[k]);
         assert_eq!(b[k], forward, "t = {t}: forward");
         assert_eq!(c[k], backward, "t = {t}: backward");
+        let y = 5.0 * t;
+        let rising = if y <= 10.0 {
+            y / 10.0
+        } else {
+            (1.0 + (y - 10.0) / 5.0).min(2.0)
+        };
+        let y = 3.0 * t;
+        let falling = if y >= 5.0 {
+            ((10.0 - y) / 5.0).max(0.0)
+        } else {
+            (1.0 + (5.0 - y) / 5.0).min(2.0)
+        };
+        let (d, e) = (column(&result, "d")[k], column(&result, "e")[k]);
+        assert!((d - rising).abs() < 1e-12, "t = {t}: invert {d} instead of {rising}");
+        assert!((e - falling).abs() < 1e-12, "t = {t}: invert {e} instead of {falling}");
     }
+    let text = vensim_equations(&[
+        "bump(\n\t(0,0),(1,10),(2,5))",
+        "d = LOOKUP INVERT(bump, Time)",
+        "FINAL TIME = 1",
+        "INITIAL TIME = 0",
+        "SAVEPER = TIME STEP",
+        "TIME STEP = 0.5",
+    ]);
+    let error = run_error("bump.mdl", &text);
+    assert!(error.contains("rise or fall strictly"), "{error}");
 }
 
 /// A Vensim file of `equations`, each without units or comment.
