@@ -472,6 +472,16 @@ pub enum Builtin {
     Lognormal,
     /// XMILE `POISSON(mean [, seed])`: a Poisson draw, a whole number, of the given mean.
     Poisson,
+    /// isee's `BETA(alpha, beta [, seed])`: a beta draw.
+    Beta,
+    /// isee's `BINOMIAL(n, p [, seed])`: the successes of `n` trials of probability `p`.
+    Binomial,
+    /// isee's `GAMMA(shape, scale [, seed])`: a gamma draw.
+    Gamma,
+    /// isee's `TRIANGULAR(lower, mode, upper [, seed])`: a triangular draw.
+    Triangular,
+    /// isee's `WEIBULL(shape, scale [, seed])`: `scale*(-ln u)^(1/shape)`.
+    Weibull,
     /// Vensim `RANDOM_EXPONENTIAL(min, max, shift, stretch, seed)`: `shift + stretch*e` with
     /// `e` an exponential draw of mean 1, truncated to `[min, max]`.
     RandomExponential,

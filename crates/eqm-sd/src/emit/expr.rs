@@ -943,6 +943,11 @@ fn is_random(builtin: Builtin) -> bool {
             | Builtin::Exprnd
             | Builtin::Lognormal
             | Builtin::Poisson
+            | Builtin::Beta
+            | Builtin::Binomial
+            | Builtin::Gamma
+            | Builtin::Triangular
+            | Builtin::Weibull
             | Builtin::RandomExponential
             | Builtin::RandomPoisson
             | Builtin::RandomTriangular

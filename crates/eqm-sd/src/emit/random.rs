@@ -1,6 +1,8 @@
 //! The random functions of both dialects: XMILE's `RANDOM(min, max [, seed])`,
 //! `NORMAL(mean, sd [, seed])`, `EXPRND(mean [, seed])`, `LOGNORMAL(mean, sd [, seed])` and
-//! `POISSON(mean [, seed])`; Vensim's `RANDOM UNIFORM(min, max, seed)`, `RANDOM NORMAL(min,
+//! `POISSON(mean [, seed])`, isee's `BETA(alpha, beta [, seed])`, `BINOMIAL(n, p [, seed])`,
+//! `GAMMA(shape, scale [, seed])`, `TRIANGULAR(lower, mode, upper [, seed])` and
+//! `WEIBULL(shape, scale [, seed])`; Vensim's `RANDOM UNIFORM(min, max, seed)`, `RANDOM NORMAL(min,
 //! max, mean, sd, seed)`, `RANDOM EXPONENTIAL`, `RANDOM POISSON`, `RANDOM WEIBULL` and `RANDOM
 //! GAMMA` (`min, max, parameter(s), shift, stretch, seed`), `RANDOM BETA`, `RANDOM BINOMIAL`
 //! and `RANDOM NEGATIVE BINOMIAL` (two parameters) and `RANDOM TRIANGULAR(min, max, start,
@@ -124,11 +126,23 @@ fn draw_of(builtin: Builtin, a: &[String]) -> Option<Draw> {
         Builtin::Poisson => (5, unbounded(), [arg(0), z(), z()], (z(), o()), 1),
         Builtin::RandomPoisson => (5, bounded(), [arg(2), z(), z()], (arg(3), arg(4)), 5),
         Builtin::RandomTriangular => (6, bounded(), [arg(2), arg(3), arg(4)], (z(), o()), 5),
-        Builtin::RandomWeibull => (7, bounded(), [arg(2), z(), z()], (arg(3), arg(4)), 5),
-        Builtin::RandomGamma => (8, bounded(), [arg(2), z(), z()], (arg(3), arg(4)), 5),
+        Builtin::RandomWeibull => (7, bounded(), [arg(2), o(), z()], (arg(3), arg(4)), 5),
+        // An order below 1 is taken as 1, as Vensim documents.
+        Builtin::RandomGamma => (
+            8,
+            bounded(),
+            [format!("max({}, 1)", arg(2)), z(), z()],
+            (arg(3), arg(4)),
+            5,
+        ),
         Builtin::RandomBeta => (9, bounded(), [arg(2), arg(3), z()], (arg(4), arg(5)), 6),
         Builtin::RandomBinomial => (10, bounded(), [arg(2), arg(3), z()], (arg(4), arg(5)), 6),
         Builtin::RandomNegativeBinomial => (11, bounded(), [arg(2), arg(3), z()], (arg(4), arg(5)), 6),
+        Builtin::Beta => (9, unbounded(), [arg(0), arg(1), z()], (z(), o()), 2),
+        Builtin::Binomial => (10, unbounded(), [arg(1), arg(0), z()], (z(), o()), 2),
+        Builtin::Gamma => (8, unbounded(), [arg(0), z(), z()], (z(), arg(1)), 2),
+        Builtin::Triangular => (6, unbounded(), [arg(0), arg(1), arg(2)], (z(), o()), 3),
+        Builtin::Weibull => (7, unbounded(), [arg(0), z(), z()], (z(), arg(1)), 2),
         _ => return None,
     };
     Some(Draw {
@@ -188,7 +202,7 @@ const RANDOM_BODY: &str = "    input Real t \"The time\";
     input Real dt \"The time step\";
     input Real first \"The stream's state at the start, a whole number from 1 to 2147483646\";
     input Real jump \"48271^1024 mod (2^31 - 1): the state's factor from one step to the next\";
-    input Integer kind \"1 uniform on [p1, p2], 2 normal, 3 exponential of mean 1, 4 lognormal (p1, p2 the mean and deviation of its logarithm), 5 Poisson of mean p1, 6 triangular on [p1, p3] with its mode at p2, 7 Weibull of shape p1 and mean 1, 8 gamma of shape p1 (at least 1), 9 beta of shapes p1 and p2, 10 binomial of p2 trials of probability p1, 11 negative binomial: the trials until the p2-th success of probability p1\";
+    input Integer kind \"1 uniform on [p1, p2], 2 normal, 3 exponential of mean 1, 4 lognormal (p1, p2 the mean and deviation of its logarithm), 5 Poisson of mean p1, 6 triangular on [p1, p3] with its mode at p2, 7 Weibull of shape p1 and scale 1 (mean 1 where p2 is 1), 8 gamma of shape p1 and scale 1, 9 beta of shapes p1 and p2, 10 binomial of p2 trials of probability p1, 11 negative binomial: the trials until the p2-th success of probability p1\";
     input Real low \"The least value\";
     input Real high \"The greatest value\";
     input Real p1 \"The first parameter of the distribution\";
@@ -239,12 +253,15 @@ const RANDOM_BODY: &str = "    input Real t \"The time\";
       assert(p1 <= p2 and p2 <= p3 and p1 < p3, \"a triangular draw needs start <= peak <= end, start < end\");
     elseif kind == 7 then
       assert(p1 > 0, \"the shape of a Weibull draw must be positive\");
-      // The scale that gives the mean 1: 1/Gamma(1 + 1/shape), by Lanczos' approximation.
+      // With p2 = 1, the scale that gives the mean 1: 1/Gamma(1 + 1/shape), by Lanczos'
+      // approximation.
       z := 1/p1;
       lanczos := 0.99999999999980993 + 676.5203681218851/(z + 1) - 1259.1392167224028/(z + 2)
         + 771.32342877765313/(z + 3) - 176.61502916214059/(z + 4) + 12.507343278686905/(z + 5)
         - 0.13857109526572012/(z + 6) + 9.9843695780195716e-6/(z + 7) + 1.5056327351493116e-7/(z + 8);
-      weibullScale := 1/(sqrt(2*3.141592653589793)*(z + 7.5)^(z + 0.5)*exp(-(z + 7.5))*lanczos);
+      weibullScale := if p2 > 0.5 then 1/(sqrt(2*3.141592653589793)*(z + 7.5)^(z + 0.5)*exp(-(z + 7.5))*lanczos) else 1;
+    elseif kind == 8 then
+      assert(p1 > 0, \"the shape of a gamma draw must be positive\");
     elseif kind == 9 then
       assert(p1 > 0 and p2 > 0, \"the shapes of a beta draw must be positive\");
     elseif kind == 10 then
@@ -297,7 +314,7 @@ const RANDOM_BODY: &str = "    input Real t \"The time\";
         g1 := 0;
         g2 := 0;
         for j in 1:(if kind == 9 then 2 else 1) loop
-          alpha := if kind == 8 then max(p1, 1) elseif j == 1 then p1 else p2;
+          alpha := if j == 1 then p1 else p2;
           d := (if alpha < 1 then alpha + 1 else alpha) - 1/3;
           c := 1/sqrt(9*d);
           accepted := false;

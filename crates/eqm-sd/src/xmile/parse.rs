@@ -618,6 +618,11 @@ fn builtin(key: &str) -> Option<(Builtin, usize, usize)> {
         "exprnd" => (B::Exprnd, 1, 2),
         "lognormal" => (B::Lognormal, 2, 3),
         "poisson" => (B::Poisson, 1, 2),
+        "beta" => (B::Beta, 2, 3),
+        "binomial" => (B::Binomial, 2, 3),
+        "gamma" => (B::Gamma, 2, 3),
+        "triangular" => (B::Triangular, 3, 4),
+        "weibull" => (B::Weibull, 2, 3),
         "size" => (B::Size, 1, 1),
         _ => return None,
     })

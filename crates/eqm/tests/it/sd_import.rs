@@ -678,6 +678,51 @@ fn lognormal_and_poisson_draws_follow_their_distributions() {
     assert!(column(&result, "none").iter().all(|&x| x == 0.0));
 }
 
+/// isee's `BETA`, `BINOMIAL`, `GAMMA` (a shape below 1 too), `TRIANGULAR` and `WEIBULL` over
+/// 4000 steps against their distributions' means and variances (within four standard errors
+/// of the mean and 10 % of the variance).
+#[test]
+fn isee_random_distributions_have_their_means_and_variances() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>3999</stop><dt>1</dt>",
+        "<aux name=\"beta\"><eqn>BETA(2, 5, 11)</eqn></aux>\n\
+         <aux name=\"binomial\"><eqn>BINOMIAL(20, 0.3, 13)</eqn></aux>\n\
+         <aux name=\"gamma\"><eqn>GAMMA(3, 2, 7)</eqn></aux>\n\
+         <aux name=\"small\"><eqn>GAMMA(0.5, 1, 31)</eqn></aux>\n\
+         <aux name=\"triangular\"><eqn>TRIANGULAR(0, 1, 4, 3)</eqn></aux>\n\
+         <aux name=\"weibull\"><eqn>WEIBULL(2, 3, 5)</eqn></aux>",
+    );
+    let result = run("isee.xmile", &text);
+    // Weibull of shape 2 and scale 3: mean 3 Gamma(1.5), variance 9 (1 - Gamma(1.5)^2).
+    let gamma_3_2 = std::f64::consts::PI.sqrt() / 2.0;
+    for (name, mean, variance) in [
+        ("beta", 2.0 / 7.0, 10.0 / (49.0 * 8.0)),
+        ("binomial", 6.0, 4.2),
+        ("gamma", 6.0, 12.0),
+        ("small", 0.5, 0.5),
+        ("triangular", 5.0 / 3.0, 13.0 / 18.0),
+        ("weibull", 3.0 * gamma_3_2, 9.0 * (1.0 - gamma_3_2 * gamma_3_2)),
+    ] {
+        assert_moments(&column(&result, name), name, mean, variance);
+    }
+}
+
+/// The sample mean of `values` within four standard errors of `mean`, their variance within
+/// 10 % of `variance`.
+fn assert_moments(values: &[f64], name: &str, mean: f64, variance: f64) {
+    let n = values.len() as f64;
+    let (m, s) = mean_and_deviation(values);
+    assert!(
+        (m - mean).abs() < 4.0 * (variance / n).sqrt(),
+        "{name}: mean {m} instead of {mean}"
+    );
+    assert!(
+        (s * s - variance).abs() < 0.1 * variance,
+        "{name}: variance {} instead of {variance}",
+        s * s
+    );
+}
+
 fn mean_and_deviation(values: &[f64]) -> (f64, f64) {
     let n = values.len() as f64;
     let m = values.iter().sum::<f64>() / n;
@@ -760,18 +805,8 @@ fn vensim_random_distributions_have_their_means_and_variances() {
         ("trials", 7.5, 11.25),
     ] {
         let values = column(&result, name);
-        let n = values.len() as f64;
         assert_eq!(values.len(), 4000, "{name}");
-        let (m, s) = mean_and_deviation(&values);
-        assert!(
-            (m - mean).abs() < 4.0 * (variance / n).sqrt(),
-            "{name}: mean {m} instead of {mean}"
-        );
-        assert!(
-            (s * s - variance).abs() < 0.1 * variance,
-            "{name}: variance {} instead of {variance}",
-            s * s
-        );
+        assert_moments(&values, name, mean, variance);
     }
     assert!(
         column(&result, "poisson")
