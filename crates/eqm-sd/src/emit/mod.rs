@@ -18,6 +18,7 @@ mod components;
 mod conveyor;
 mod expr;
 mod inline;
+mod lookup_functions;
 mod lookups;
 mod matrix;
 mod modules;
