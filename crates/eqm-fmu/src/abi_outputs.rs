@@ -11,7 +11,7 @@ use crate::{Status, slice, slice_mut};
 use std::ffi::{c_int, c_uint, c_void};
 
 /// `fmi2GetRealOutputDerivatives`: one derivative per value reference, of the order given
-/// for it.
+/// for it (FMI 3's function with one value per reference: FMI 2 has no arrays).
 ///
 /// # Safety
 /// `c` is null or a live component of ours; each array is null or `n` elements long.
@@ -24,17 +24,8 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
     orders: *const c_int,
     values: *mut f64,
 ) -> Status {
-    // SAFETY: each pointer is null or `n` long, by the caller's contract.
-    let arrays = unsafe { (slice(refs, n), slice(orders, n), slice_mut(values, n)) };
-    // SAFETY: by the caller's contract.
-    unsafe {
-        with(c, |i| {
-            let (Some(refs), Some(orders), Some(values)) = arrays else {
-                return Err(null_array());
-            };
-            i.output_derivatives(refs, orders, values)
-        })
-    }
+    // SAFETY: by the caller's contract, `values` is `n` long.
+    unsafe { fmi3GetOutputDerivatives(c, refs, n, orders, values, n) }
 }
 
 /// `fmi3GetOutputDerivatives`: an array's value reference stands for its elements (row-major),
@@ -59,7 +50,7 @@ pub unsafe extern "C" fn fmi3GetOutputDerivatives(
     unsafe {
         with(c, |i| {
             let (Some(refs), Some(orders), Some(values)) = arrays else {
-                return Err(null_array());
+                return Err(Error::Error("a null array was passed with a positive length".into()));
             };
             let (elements, element_orders) = elements_with_orders(i, refs, orders);
             if elements.len() != values.len() {
@@ -85,8 +76,4 @@ fn elements_with_orders(instance: &Instance, refs: &[u32], orders: &[i32]) -> (V
         elements.extend(scalars);
     }
     (elements, element_orders)
-}
-
-fn null_array() -> Error {
-    Error::Error("a null array was passed with a positive length".into())
 }

@@ -14,8 +14,11 @@
 //! For a fixed delay the caller keeps every step no longer than the delay, so `t - d` never
 //! lies beyond the last accepted point, and ends a step at each breaking point `te + d` after a
 //! jump at `te`, where the delayed value jumps. A delay time that changes may reach into the
-//! step being taken: there the cubic through the last points is extrapolated. Deliberately not
-//! here: evaluating the expressions and the delay times.
+//! step being taken: there the cubic through the last points is extrapolated. A caller that
+//! integrates the model itself (Model Exchange, [`DelayLines::extrapolate_fixed_delays`])
+//! bounds no step: there fixed delays extrapolate too, and beyond a jump whose event has not
+//! passed yet the piece before the jump goes on, so the field stays smooth until the event.
+//! Deliberately not here: evaluating the expressions and the delay times.
 
 /// One delayed expression: the work slot of its value, its delay and its history.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -28,6 +31,10 @@ pub struct DelayLine {
     pub varying: bool,
     times: Vec<f64>,
     values: Vec<f64>,
+    /// The times at which the recorded values jump (a second record at one time that differs
+    /// from the first), increasing.
+    #[serde(default)]
+    jumps: Vec<f64>,
 }
 
 /// The delay lines of a run.
@@ -70,6 +77,7 @@ impl DelayLines {
                     varying,
                     times: Vec::new(),
                     values: Vec::new(),
+                    jumps: Vec::new(),
                 })
                 .collect(),
             recorded_varying: Vec::new(),
@@ -140,12 +148,16 @@ impl DelayLines {
             let before_jump = match self.extrapolate_fixed && !line.varying {
                 true => line
                     .jump_after(self.passed - delay + tol)
-                    .filter(|&k| t - delay > line.times[k] + tol),
+                    .filter(|&te| t - delay > te + tol),
                 false => None,
             };
             let value = match (right_of_jump, before_jump) {
                 (Some(k), _) => Some(line.values[k]),
-                (None, Some(k)) => value_in(&line.times[..k], &line.values[..k], t - delay, true),
+                (None, Some(te)) => {
+                    // The records up to the jump's left side.
+                    let left = line.times.partition_point(|&s| s < te);
+                    value_in(&line.times[..=left], &line.values[..=left], t - delay, true)
+                }
                 (None, None) => line.value_at(t - delay, extrapolate),
             };
             if let (Some(value), Some(w)) = (value, work.get_mut(line.slot as usize)) {
@@ -178,6 +190,12 @@ impl DelayLines {
     pub fn record(&mut self, t: f64, values: &[f64], varying: &[f64]) {
         self.recorded_varying = varying.to_vec();
         for (line, &v) in self.lines.iter_mut().zip(values) {
+            if line.times.last() == Some(&t) && line.jumps.last() != Some(&t) {
+                let first_at_t = line.times.partition_point(|&s| s < t);
+                if line.values[first_at_t] != v {
+                    line.jumps.push(t);
+                }
+            }
             line.times.push(t);
             line.values.push(v);
             if line.times.len() >= TRIM_AT {
@@ -188,6 +206,8 @@ impl DelayLines {
                 let first_needed = line.times.partition_point(|&s| s < keep_from).saturating_sub(4);
                 line.times.drain(..first_needed);
                 line.values.drain(..first_needed);
+                let first_time = line.times[0];
+                line.jumps.retain(|&te| te >= first_time);
             }
         }
     }
@@ -198,22 +218,9 @@ impl DelayLine {
     /// the last of the records at one time (there may be more than two) when the first differs
     /// from it.
     fn jump_near(&self, tau: f64, tol: f64) -> Option<usize> {
-        let from = self.times.partition_point(|&s| s < tau - tol);
-        self.first_jump(from, tau + tol)
-    }
-
-    /// The index of the right side of the first jump recorded after `after`, if there is one.
-    fn jump_after(&self, after: f64) -> Option<usize> {
-        let from = self.times.partition_point(|&s| s <= after);
-        self.first_jump(from, f64::INFINITY)
-    }
-
-    /// The index of the right side of the first jump among the records from index `from` at
-    /// times up to `until`.
-    fn first_jump(&self, from: usize, until: f64) -> Option<usize> {
         let times = &self.times;
-        let mut k = from;
-        while k + 1 < times.len() && times[k] <= until {
+        let mut k = times.partition_point(|&s| s < tau - tol);
+        while k + 1 < times.len() && times[k] <= tau + tol {
             let first = k;
             while k + 1 < times.len() && times[k + 1] == times[first] {
                 k += 1;
@@ -224,6 +231,13 @@ impl DelayLine {
             k += 1;
         }
         None
+    }
+
+    /// The time of the first jump recorded after `after`, if there is one (a binary search:
+    /// every evaluation of a caller that integrates the model asks).
+    fn jump_after(&self, after: f64) -> Option<f64> {
+        let k = self.jumps.partition_point(|&te| te <= after);
+        self.jumps.get(k).copied()
     }
 
     /// The recorded history at `tau` (see [`value_in`]).
@@ -298,6 +312,7 @@ mod tests {
             varying: false,
             times: points.iter().map(|p| p.0).collect(),
             values: points.iter().map(|p| p.1).collect(),
+            jumps: Vec::new(),
         }
     }
 

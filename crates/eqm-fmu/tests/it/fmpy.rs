@@ -47,6 +47,23 @@ for row in r: print(' '.join(repr(float(v)) for v in row))\n",
     )
 }
 
+/// The lines of an FMPy script that instantiate the Co-Simulation FMU of `model` as `cs` and
+/// initialize it from 0 to `stop` at tolerance 1e-10, in FMI `v` ("2" or "3"; the script has
+/// imported `FMU{v}Slave` and set `md`, `d` and `fmi3`).
+fn started_slave(v: &str, model: &str, stop: f64) -> String {
+    format!(
+        "cs = FMU{v}Slave(guid=md.guid, unzipDirectory=d, modelIdentifier='{model}', instanceName='cs')
+cs.instantiate()
+if fmi3:
+    cs.enterInitializationMode(tolerance=1e-10, startTime=0.0, stopTime={stop:?})
+else:
+    cs.setupExperiment(tolerance=1e-10, startTime=0.0, stopTime={stop:?})
+    cs.enterInitializationMode()
+cs.exitInitializationMode()
+"
+    )
+}
+
 pub(super) const BALL: &str = "model Ball
   parameter Real e = 0.7;
   parameter Real g = 9.81;
@@ -217,15 +234,7 @@ md = read_model_description(d)
 assert md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate
 vr = {{x.name: x.valueReference for x in md.modelVariables}}
 fmi3 = {v} == 3
-cs = FMU{v}Slave(guid=md.guid, unzipDirectory=d, modelIdentifier='Ball', instanceName='cs')
-cs.instantiate()
-if fmi3:
-    cs.enterInitializationMode(tolerance=1e-10, startTime=0.0, stopTime=2.0)
-else:
-    cs.setupExperiment(tolerance=1e-10, startTime=0.0, stopTime=2.0)
-    cs.enterInitializationMode()
-cs.exitInitializationMode()
-get = cs.getFloat64 if fmi3 else cs.getReal
+{start}get = cs.getFloat64 if fmi3 else cs.getReal
 def run(t0, t1):
     t = t0
     for k in range(round((t1 - t0) / 0.1)):
@@ -271,6 +280,7 @@ me.terminate(); me.freeInstance()
 print(repr(first), repr(second), repr(third), repr(x[0]), repr(x[1]))
 "#,
             dir = dir.display().to_string(),
+            start = started_slave(v, "Ball", 2.0),
         );
         let Some(out) = python(&script) else { return };
         let out = out.unwrap_or_else(|e| panic!("FMPy (FMI {v}) failed: {e}"));
@@ -567,16 +577,7 @@ assert not problems, problems
 md = read_model_description(d)
 vr = {{x.name: x.valueReference for x in md.modelVariables}}
 fmi3 = {v} == 3
-cs = FMU{v}Slave(guid=md.guid, unzipDirectory=d, modelIdentifier='Modes', instanceName='cs')
-cs.instantiate()
-if fmi3:
-    cs.enterInitializationMode(startTime=0.0, stopTime=1.0)
-    get, set = cs.getInt64, cs.setInt64
-else:
-    cs.setupExperiment(startTime=0.0, stopTime=1.0)
-    cs.enterInitializationMode()
-    get, set = cs.getInteger, cs.setInteger
-cs.exitInitializationMode()
+{start}get, set = (cs.getInt64, cs.setInt64) if fmi3 else (cs.getInteger, cs.setInteger)
 real = cs.getFloat64 if fmi3 else cs.getReal
 print('start', get([vr['m'], vr['y']]), real([vr['cooling']]))
 set([vr['m']], [3])
@@ -592,6 +593,7 @@ cs.doStep(0.1, 0.1)
 print('kept', get([vr['y']]))
 "#,
             dir = dir.display().to_string(),
+            start = started_slave(v, "Modes", 1.0),
         );
         let Some(out) = python(&script) else { return };
         let out = out.unwrap_or_else(|e| panic!("{e}"));
@@ -780,15 +782,7 @@ md = read_model_description(d)
 assert md.coSimulation.maxOutputDerivativeOrder == 1, md.coSimulation.maxOutputDerivativeOrder
 vr = {{x.name: x.valueReference for x in md.modelVariables}}
 fmi3 = {v} == 3
-cs = FMU{v}Slave(guid=md.guid, unzipDirectory=d, modelIdentifier='Outs', instanceName='cs')
-cs.instantiate()
-if fmi3:
-    cs.enterInitializationMode(tolerance=1e-10, startTime=0.0, stopTime=1.0)
-else:
-    cs.setupExperiment(tolerance=1e-10, startTime=0.0, stopTime=1.0)
-    cs.enterInitializationMode()
-cs.exitInitializationMode()
-cs.doStep(0.0, 0.5)
+{start}cs.doStep(0.0, 0.5)
 derivatives = cs.getOutputDerivatives if fmi3 else cs.getRealOutputDerivatives
 first = derivatives([vr['y'], vr['z']], [1, 1])
 try:
@@ -799,6 +793,7 @@ except Exception:
 print(repr(first[0]), repr(first[1]), refused)
 "#,
             dir = dir.display().to_string(),
+            start = started_slave(v, "Outs", 1.0),
         );
         let Some(out) = python(&script) else { return };
         let out = out.unwrap_or_else(|e| panic!("FMPy (FMI {v}) failed: {e}"));

@@ -117,32 +117,32 @@ fn draw_of(builtin: Builtin, a: &[String]) -> Option<Draw> {
     let bounded = || (arg(0), arg(1));
     // (kind, bounds, parameters, shift, stretch, seed's place)
     let (kind, (low, high), parameters, (shift, stretch), seed_at) = match builtin {
-        Builtin::RandomUniform => (1, bounded(), [arg(0), arg(1), z()], (z(), o()), 2),
-        Builtin::RandomNormal => (2, bounded(), [z(), z(), z()], (arg(2), arg(3)), 4),
-        Builtin::Normal => (2, unbounded(), [z(), z(), z()], (arg(0), arg(1)), 2),
-        Builtin::RandomExponential => (3, bounded(), [z(), z(), z()], (arg(2), arg(3)), 4),
-        Builtin::Exprnd => (3, unbounded(), [z(), z(), z()], (z(), arg(0)), 1),
-        Builtin::Lognormal => (4, unbounded(), [arg(0), arg(1), z()], (z(), o()), 2),
-        Builtin::Poisson => (5, unbounded(), [arg(0), z(), z()], (z(), o()), 1),
-        Builtin::RandomPoisson => (5, bounded(), [arg(2), z(), z()], (arg(3), arg(4)), 5),
-        Builtin::RandomTriangular => (6, bounded(), [arg(2), arg(3), arg(4)], (z(), o()), 5),
-        Builtin::RandomWeibull => (7, bounded(), [arg(2), o(), z()], (arg(3), arg(4)), 5),
+        Builtin::RandomUniform => (1, bounded(), [arg(0), arg(1), zero()], (zero(), one()), 2),
+        Builtin::RandomNormal => (2, bounded(), [zero(), zero(), zero()], (arg(2), arg(3)), 4),
+        Builtin::Normal => (2, unbounded(), [zero(), zero(), zero()], (arg(0), arg(1)), 2),
+        Builtin::RandomExponential => (3, bounded(), [zero(), zero(), zero()], (arg(2), arg(3)), 4),
+        Builtin::Exprnd => (3, unbounded(), [zero(), zero(), zero()], (zero(), arg(0)), 1),
+        Builtin::Lognormal => (4, unbounded(), [arg(0), arg(1), zero()], (zero(), one()), 2),
+        Builtin::Poisson => (5, unbounded(), [arg(0), zero(), zero()], (zero(), one()), 1),
+        Builtin::RandomPoisson => (5, bounded(), [arg(2), zero(), zero()], (arg(3), arg(4)), 5),
+        Builtin::RandomTriangular => (6, bounded(), [arg(2), arg(3), arg(4)], (zero(), one()), 5),
+        Builtin::RandomWeibull => (7, bounded(), [arg(2), one(), zero()], (arg(3), arg(4)), 5),
         // An order below 1 is taken as 1, as Vensim documents.
         Builtin::RandomGamma => (
             8,
             bounded(),
-            [format!("max({}, 1)", arg(2)), z(), z()],
+            [format!("max({}, 1)", arg(2)), zero(), zero()],
             (arg(3), arg(4)),
             5,
         ),
-        Builtin::RandomBeta => (9, bounded(), [arg(2), arg(3), z()], (arg(4), arg(5)), 6),
-        Builtin::RandomBinomial => (10, bounded(), [arg(2), arg(3), z()], (arg(4), arg(5)), 6),
-        Builtin::RandomNegativeBinomial => (11, bounded(), [arg(2), arg(3), z()], (arg(4), arg(5)), 6),
-        Builtin::Beta => (9, unbounded(), [arg(0), arg(1), z()], (z(), o()), 2),
-        Builtin::Binomial => (10, unbounded(), [arg(1), arg(0), z()], (z(), o()), 2),
-        Builtin::Gamma => (8, unbounded(), [arg(0), z(), z()], (z(), arg(1)), 2),
-        Builtin::Triangular => (6, unbounded(), [arg(0), arg(1), arg(2)], (z(), o()), 3),
-        Builtin::Weibull => (7, unbounded(), [arg(0), z(), z()], (z(), arg(1)), 2),
+        Builtin::RandomBeta => (9, bounded(), [arg(2), arg(3), zero()], (arg(4), arg(5)), 6),
+        Builtin::RandomBinomial => (10, bounded(), [arg(2), arg(3), zero()], (arg(4), arg(5)), 6),
+        Builtin::RandomNegativeBinomial => (11, bounded(), [arg(2), arg(3), zero()], (arg(4), arg(5)), 6),
+        Builtin::Beta => (9, unbounded(), [arg(0), arg(1), zero()], (zero(), one()), 2),
+        Builtin::Binomial => (10, unbounded(), [arg(1), arg(0), zero()], (zero(), one()), 2),
+        Builtin::Gamma => (8, unbounded(), [arg(0), zero(), zero()], (zero(), arg(1)), 2),
+        Builtin::Triangular => (6, unbounded(), [arg(0), arg(1), arg(2)], (zero(), one()), 3),
+        Builtin::Weibull => (7, unbounded(), [arg(0), zero(), zero()], (zero(), arg(1)), 2),
         _ => return None,
     };
     Some(Draw {
@@ -156,11 +156,13 @@ fn draw_of(builtin: Builtin, a: &[String]) -> Option<Draw> {
     })
 }
 
-fn z() -> String {
+/// The text of 0, an argument a draw does not use.
+fn zero() -> String {
     "0".to_string()
 }
 
-fn o() -> String {
+/// The text of 1, a stretch that leaves a draw as it is.
+fn one() -> String {
     "1".to_string()
 }
 

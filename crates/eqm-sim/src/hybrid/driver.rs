@@ -737,14 +737,8 @@ impl<'o> Run<'o> {
     /// Records the delayed expressions on the right side of a jump at `t` (the states in `x`),
     /// with the breaking points it causes.
     fn record_jump(&mut self, model: &mut HybridModel<'_>, t: f64) -> Result<(), HybridError> {
-        // A breaking point at the event (a delayed jump that is itself an event) is passed: the
-        // stepper restarts here, and the jump's own breaking points follow from this record.
-        // (So is one within a rounding of it: no step could reach it.)
-        let passed = self
-            .breaking
-            .partition_point(|&(b, _)| b <= t + BREAKING_RESOLUTION * (1.0 + t.abs()));
-        self.breaking.drain(..passed);
-        self.clocks.refresh(model, t, &self.x, &mut self.dx)?;
+        // The jump's own breaking points follow from this record.
+        self.pass_event(model, t)?;
         record_delays(
             model,
             &mut self.breaking,
@@ -757,9 +751,12 @@ impl<'o> Run<'o> {
         )
     }
 
-    /// Passes an event at `t` that changed nothing: the breaking points up to it dropped and
-    /// the time events ahead refreshed, with no second record of the history.
-    fn pass_unchanged(&mut self, model: &mut HybridModel<'_>, t: f64) -> Result<(), HybridError> {
+    /// Passes the event at `t`: the breaking points up to it dropped (a delayed jump that is
+    /// itself an event, or one within a rounding of it, which no step could reach: the stepper
+    /// restarts here) and the time events ahead refreshed. An event that changed nothing takes
+    /// no more: a second record of the history would keep its interpolation from reaching
+    /// across.
+    fn pass_event(&mut self, model: &mut HybridModel<'_>, t: f64) -> Result<(), HybridError> {
         let passed = self
             .breaking
             .partition_point(|&(b, _)| b <= t + BREAKING_RESOLUTION * (1.0 + t.abs()));

@@ -4,10 +4,11 @@
 //!
 //! Input: a [`Run`] and the caller's points `(t, x)`. Output: the event iteration there (with
 //! sliding begun where the fields on both sides of a surface push back, and ended where the
-//! caller's indicator of its coefficient crossed zero), the delayed expressions' history recorded at the caller's accepted points and on both sides of
-//! each event, and the next time event: a sample, or a breaking point where a delayed value
-//! jumps (a delayed discrete signal), which the caller must stop at. It deliberately takes no
-//! step: where the caller's integrator goes is the caller's.
+//! caller's indicator of its coefficient crossed zero), the delayed expressions' history
+//! recorded at the caller's accepted points and on both sides of each event, and the next time
+//! event: a sample, a breaking point where a delayed value jumps (a delayed discrete signal),
+//! or a record due, which the caller must stop at. It deliberately takes no step: where the
+//! caller's integrator goes is the caller's.
 
 use super::{HybridError, HybridModel, HybridOutcome, Resumable, decide_sliding, end_sliding, no_rows};
 use crate::hybrid::events::{self, event_iteration};
@@ -41,13 +42,7 @@ impl Resumable {
         let before = run.recording.then(|| model.ode.instance.work().to_vec());
         let sliding_surface = model.sliding.as_ref().map(|s| s.surface);
         let signs_before = model.signs.clone();
-        // The sliding ends where its coefficient has left (0, 1) (the caller's indicator of
-        // the sliding surface, see `HybridModel::caller_indicators`), towards that side.
-        if let Some(alpha) = model.sliding_alpha(t, &run.x)?
-            && !(alpha > 0.0 && alpha < 1.0)
-        {
-            end_sliding(model, t, alpha >= 0.5);
-        }
+        end_sliding_left(model, t, &run.x)?;
         // The event iteration takes each relation from its surface's value here.
         let due = run.clocks.next().is_some_and(|c| events::due_by(c, t));
         let iteration = match due {
@@ -62,22 +57,14 @@ impl Resumable {
         if model.switched(t, &run.x)? {
             return Ok(run.switched(t));
         }
-        // The caller located a crossing here without saying which surface it was: each that
-        // changed its sign or lies on zero may start sliding, or take the side its field goes
-        // to (a surface found exactly on zero, which the caller would otherwise not see cross).
-        let changed: Vec<usize> = (0..model.signs.len())
-            .filter(|&k| Some(k) != sliding_surface && (model.signs[k] != signs_before[k] || model.signs[k] == 0))
-            .collect();
-        if model.sliding.is_none() && !changed.is_empty() {
-            decide_sliding(model, t, &run.x, &signs_before, &changed, true)?;
-        }
+        decide_crossed_sides(model, t, &run.x, &signs_before, sliding_surface)?;
         model.stats.events += 1;
         model.check_assertions(t, &run.x, false)?;
         let unchanged = before.is_some_and(|work| run.x == x && model.ode.instance.work() == work.as_slice());
         match unchanged {
             // The solution is smooth through an event that changed nothing: a second record
             // here would keep the history's interpolation from reaching across.
-            true => run.pass_unchanged(model, t)?,
+            true => run.pass_event(model, t)?,
             false => run.record_jump(model, t)?,
         }
         Ok(ControlFlow::Continue(()))
@@ -130,6 +117,37 @@ impl Resumable {
             .filter(|&at| at < self.run.t_end);
         [sample, delayed_jump, record].into_iter().flatten().reduce(f64::min)
     }
+}
+
+/// Ends the sliding where its coefficient has left (0, 1) (the caller's indicator of the
+/// sliding surface crossed zero, see `HybridModel::caller_indicators`), towards that side.
+fn end_sliding_left(model: &mut HybridModel<'_>, t: f64, x: &[f64]) -> Result<(), HybridError> {
+    if let Some(alpha) = model.sliding_alpha(t, x)?
+        && !(alpha > 0.0 && alpha < 1.0)
+    {
+        end_sliding(model, t, alpha >= 0.5);
+    }
+    Ok(())
+}
+
+/// After an event the caller located without saying which surface crossed: each surface that
+/// changed its sign (from `signs_before`) or lies on zero may start sliding, or take the side
+/// its field goes to (one found exactly on zero, which the caller would otherwise not see
+/// cross).
+fn decide_crossed_sides(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &[f64],
+    signs_before: &[i8],
+    sliding_surface: Option<usize>,
+) -> Result<(), HybridError> {
+    let changed: Vec<usize> = (0..model.signs.len())
+        .filter(|&k| Some(k) != sliding_surface && (model.signs[k] != signs_before[k] || model.signs[k] == 0))
+        .collect();
+    if model.sliding.is_none() && !changed.is_empty() {
+        decide_sliding(model, t, x, signs_before, &changed, true)?;
+    }
+    Ok(())
 }
 
 /// How many records of the history a caller that integrates the model is made to give within
