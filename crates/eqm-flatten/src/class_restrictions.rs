@@ -46,6 +46,9 @@ impl Flattener<'_, '_> {
             return;
         }
         let def = self.table.get(class).def;
+        if let Some(short) = self.table.get(class).redeclared_in {
+            self.check_short_class_redeclaration(short, def);
+        }
         self.check_duplicate_names(def);
         self.check_duplicate_modifiers(def);
         if def.kind == ast::ClassKind::OperatorRecord {

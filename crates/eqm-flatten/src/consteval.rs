@@ -246,7 +246,17 @@ impl ConstCache {
         if !matches!(var.variability, Variability::Parameter | Variability::Constant) || self.in_progress.contains(&v) {
             return None;
         }
-        let binding = var.binding?;
+        // A parameter that nothing gives a value has its start value (Modelica 8.6: its
+        // `fixed` is true by default), the value it has during the run (W0302 says so), so a
+        // condition or size that reads it is decided with that value too. One computed by the
+        // initial equations (`fixed = false`) is known only then.
+        let binding = match var.binding {
+            Some(binding) => binding,
+            None if var.variability == Variability::Parameter && var.attributes.fixed != Some(false) => {
+                var.attributes.start?
+            }
+            None => return None,
+        };
         self.in_progress.push(v);
         let value = self.eval(model, binding);
         self.in_progress.pop();

@@ -403,7 +403,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // dimensions where the new one has none.
         let redeclared = crate::modifier::Redeclare::over(outer.redeclare.take(), from_extends.redeclare.take());
         // The declaration a redeclaration replaces gives the constraint and its modifiers: the
-        // redeclaration before it, if an inner modifier made one.
+        // redeclaration before it, if an inner modifier made one with its own `constrainedby`
+        // clause. One without keeps the constraint of the declaration it replaced (Modelica
+        // 7.3.2), so `redeclare replaceable IdealSensor sensor` may be redeclared again as any
+        // subtype of the original declaration's constraint, not only of `IdealSensor`.
         let mut replaced = None;
         let (clause, decl, type_scope, original) = match redeclared.map(|r| (r, r.element)) {
             Some((r, ast::RedeclaredElement::Component(new_clause))) => {
@@ -419,11 +422,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     if !self.check_redeclared_again(before, r.span) {
                         return None;
                     }
-                    replaced = Some(crate::layout::Original {
-                        clause: before,
-                        decl: &before.components[0],
-                        class: before_scope.class,
-                    });
+                    if before.redeclarable.constraint.is_some() {
+                        replaced = Some(crate::layout::Original {
+                            clause: before,
+                            decl: &before.components[0],
+                            class: before_scope.class,
+                        });
+                    }
                 }
                 (new_clause, &new_clause.components[0], r.scope, Some(original))
             }

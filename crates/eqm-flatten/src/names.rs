@@ -240,6 +240,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 _ => return None,
             };
             let last = &c.parts.last()?.name;
+            if self.table.is_partial(class) {
+                self.constant_of_partial_class(class, &name);
+                return Some(None);
+            }
             let key = (class, last.name.clone());
             let protected = match self.caches.protected_constants.get(&key) {
                 Some(&known) => known,
@@ -314,6 +318,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         self.caches.package_constants.insert(key, value.clone());
         Some(value.and_then(|whole| self.subscripted_constant(whole, c, scope, loops)))
+    }
+
+    /// Reports E0214 for a constant looked up inside the partial class `class`, named `name`
+    /// (Modelica 5.3.2: the class a name is looked up inside shall not be partial in a model
+    /// to simulate; a replaceable package is redeclared with one that is not).
+    fn constant_of_partial_class(&mut self, class: crate::resolve::ClassId, name: &ast::Name) {
+        let full_name = &self.table.get(class).full_name;
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0214",
+                format!("`{full_name}` is partial: a constant cannot be looked up inside it"),
+                name.span,
+                "partial class",
+            )
+            .with_help("use a class that is not partial, or redeclare the replaceable package with one"),
+        );
     }
 
     /// The enumeration type and position of the literal that an import of `class` makes visible

@@ -618,6 +618,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
+    /// Reports E0221 when the class `def`, redeclared in the modifier of the short class
+    /// definition `short` (`package P2 = P(redeclare model A = B)`), names no replaceable class
+    /// of the class `short` defines.
+    pub(crate) fn check_short_class_redeclaration(&mut self, short: ClassId, def: &'a ast::ClassDef) {
+        let entry = self.table.get(short);
+        let ast::ClassBody::Short { base, .. } = &entry.def.body else {
+            return;
+        };
+        let scope = entry.parent.unwrap_or(short);
+        if let Ok(TypeRef::Class(base)) = self.table.lookup(scope, base) {
+            let redeclare = ClassRedeclare {
+                name: &def.name.name,
+                def,
+                scope: Scope {
+                    instance: None,
+                    class: scope,
+                },
+                class: None,
+                span: def.name.span,
+            };
+            self.check_class_redeclaration(base, &redeclare, false);
+        }
+    }
+
     /// Reports E0221 for a class redeclaration in the modifier of an instance of `class`, or
     /// of an `extends` clause naming `class` (`through_extends`), that names no replaceable
     /// class of it, a final one, or from outside a protected one.

@@ -30,6 +30,12 @@ pub struct ClassEntry<'a> {
     pub parent: Option<ClassId>,
     pub full_name: String,
     pub nested: BTreeMap<&'a str, ClassId>,
+    /// For a short class definition, the classes its modifier redeclares (`package P2 =
+    /// P(redeclare model A = B)` holds `A`): members of the class it defines, in place of the
+    /// base's, whose names are looked up where the modifier is written.
+    redeclared: BTreeMap<&'a str, ClassId>,
+    /// For a class a short class definition's modifier redeclares, that short class.
+    pub redeclared_in: Option<ClassId>,
     /// Whether it is declared in a protected section of its enclosing class.
     pub protected: bool,
     /// The class's `extends` clauses and imports in source order, collected once when the
@@ -63,6 +69,8 @@ impl<'a> ClassEntry<'a> {
             parent,
             full_name,
             nested: BTreeMap::new(),
+            redeclared: BTreeMap::new(),
+            redeclared_in: None,
             protected: false,
             extends: Vec::new(),
             imports: Vec::new(),
@@ -299,6 +307,7 @@ impl<'a> ClassTable<'a> {
         while let Some(owner) = work.pop() {
             let entry_def = self.classes[owner.0 as usize].def;
             let owner_name = self.classes[owner.0 as usize].full_name.clone();
+            self.add_redeclared_classes(owner);
             if let ast::ClassBody::Long { sections, .. } = &entry_def.body {
                 for section in sections {
                     if let ast::Section::Elements {
@@ -321,6 +330,31 @@ impl<'a> ClassTable<'a> {
             }
         }
         id
+    }
+
+    /// Adds the classes the modifier of a short class definition redeclares (see
+    /// [`ClassEntry::redeclared`]). Their enclosing class is the one the short definition is
+    /// written in, where the modifier's names are looked up.
+    fn add_redeclared_classes(&mut self, owner: ClassId) {
+        let entry = &self.classes[owner.0 as usize];
+        let ast::ClassBody::Short {
+            modification: Some(modification),
+            ..
+        } = &entry.def.body
+        else {
+            return;
+        };
+        let (scope, owner_name) = (entry.parent, entry.full_name.clone());
+        for argument in &modification.arguments {
+            if let Some(ast::RedeclaredElement::Class(def)) = argument.redeclare.as_deref() {
+                let id = ClassId(self.classes.len() as u32);
+                let name = format!("{owner_name}.{}", def.name.name);
+                let mut redeclared = ClassEntry::new(def, scope, name);
+                redeclared.redeclared_in = Some(owner);
+                self.classes.push(redeclared);
+                self.classes[owner.0 as usize].redeclared.insert(&def.name.name, id);
+            }
+        }
     }
 
     pub fn get(&self, id: ClassId) -> &ClassEntry<'a> {
@@ -404,6 +438,9 @@ impl<'a> ClassTable<'a> {
         // of its constants or redeclarations (`package P = Q(n = 2)`) it has none here: a class
         // of `Q` would read `Q`'s `n`. Bounds, nominal values and units of its types
         // (`SpecificEnthalpy(max = 1e6)`) change no value, and their classes are `Q`'s.
+        if let Some(&id) = entry.redeclared.get(name) {
+            return Some(self.reach(id));
+        }
         if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
             self.searching.borrow_mut().push(class);
             let found = match self.lookup_from(entry.parent.unwrap_or(class), base, depth + 1, false) {

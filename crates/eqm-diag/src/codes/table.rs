@@ -153,7 +153,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0214",
         Error,
         Names,
-        "A package or function used as the type of a component",
+        "A package or function used as the type of a component, a partial class as the type of a component of the model, or a constant looked up inside a partial class",
     ),
     code(
         "E0215",

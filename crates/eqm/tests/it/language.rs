@@ -139,6 +139,9 @@ corpus!(
     initial_when_values,
     redeclaration_chains,
     flow_connector_components,
+    short_class_redeclarations,
+    redeclaration_constraints,
+    unbound_structural_parameters,
 );
 
 /// The corpus directory.
