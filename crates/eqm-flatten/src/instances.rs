@@ -228,7 +228,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     path.remove(&class);
                 }
                 Ok(TypeRef::Builtin(_)) => {}
-                Err(_) => self.unknown_class(entry.parent.unwrap_or(class), base),
+                Err(_) => {
+                    out.incomplete = true;
+                    self.unknown_class(entry.parent.unwrap_or(class), base);
+                }
             }
             return;
         }
@@ -285,6 +288,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                 }
                                 Ok(TypeRef::Builtin(_)) => self.check_combined_base(class, None, x),
                                 Err(reported) => {
+                                    out.incomplete = true;
                                     if !reported {
                                         self.unknown_class(class, &x.base)
                                     }

@@ -116,6 +116,10 @@ pub(crate) struct ClassLayout<'a> {
     /// Replaceable classes redeclared by the class or its bases (`redeclare model Ctl = PI;`
     /// as an element or in an `extends` modifier), most derived last.
     pub(crate) class_redeclares: Vec<ClassRedeclare<'a>>,
+    /// Whether a base class, or the class a short definition names, was not found (and was
+    /// reported): a name missing from the layout may be one of its elements, so it is not
+    /// reported again as unknown, which would be a false follow-on error.
+    pub(crate) incomplete: bool,
 }
 
 impl<'a> ClassLayout<'a> {

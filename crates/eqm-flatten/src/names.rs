@@ -171,6 +171,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     fn unknown_name(&mut self, c: &ast::ComponentRef, scope: Scope, loops: &Loops) {
+        if scope
+            .instance
+            .is_some_and(|i| self.instances[i.0 as usize].layout.incomplete)
+        {
+            return;
+        }
         let name = &c.parts[0].name.name;
         let mut candidates: Vec<String> = loops.iter().map(|(n, _)| n.clone()).collect();
         if let Some(i) = scope.instance {
@@ -469,7 +475,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let Some(member) = member else {
                     if k == 0 {
                         self.unknown_name(c, scope, loops);
-                    } else {
+                    } else if !self.instances[inst.0 as usize].layout.incomplete {
                         let class = self.model.instances[inst.0 as usize].class_name.clone();
                         let layout = self.instances[inst.0 as usize].layout.clone();
                         let mut d = Diagnostic::error(

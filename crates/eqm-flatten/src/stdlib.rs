@@ -3,7 +3,7 @@
 //! Input: nothing; this is static data. Output: [`FILES`], the text of every `stdlib/*.eqm` file
 //! paired with its path relative to the repository root. Embedding the library with
 //! `include_str!` means `eqm` finds `Units`, `Constants`, `Blocks`, `Mechanics`, `Electrical`,
-//! `SystemDynamics` and `Modelica` from any working directory without an installation step; the
+//! `Hydraulics`, `LinearAlgebra`, `SystemDynamics` and `Modelica` from any working directory without an installation step; the
 //! same files stay readable (and editable for library development) under `stdlib/`.
 //!
 //! Each file holds exactly one package, named like the file: a top-level package `P` in `P.eqm`,
@@ -28,6 +28,10 @@ pub const FILES: &[(&str, &str)] = &[
     ("stdlib/Electrical.eqm", include_str!("../../../stdlib/Electrical.eqm")),
     ("stdlib/Hydraulics.eqm", include_str!("../../../stdlib/Hydraulics.eqm")),
     (
+        "stdlib/LinearAlgebra.eqm",
+        include_str!("../../../stdlib/LinearAlgebra.eqm"),
+    ),
+    (
         "stdlib/SystemDynamics.eqm",
         include_str!("../../../stdlib/SystemDynamics.eqm"),
     ),
@@ -48,6 +52,10 @@ pub const FILES: &[(&str, &str)] = &[
         "stdlib/Modelica_Utilities.eqm",
         include_str!("../../../stdlib/Modelica_Utilities.eqm"),
     ),
+    (
+        "stdlib/Modelica_Math.eqm",
+        include_str!("../../../stdlib/Modelica_Math.eqm"),
+    ),
 ];
 
 /// The names of the top-level packages in [`FILES`], in the same order (a file that adds to a
@@ -59,7 +67,9 @@ pub const PACKAGES: &[&str] = &[
     "Mechanics",
     "Electrical",
     "Hydraulics",
+    "LinearAlgebra",
     "SystemDynamics",
+    "Modelica",
     "Modelica",
     "Modelica",
     "Modelica",

@@ -45,7 +45,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         let state = &self.instances[instance.0 as usize];
-        if unknown.is_empty() {
+        if unknown.is_empty() || state.layout.incomplete {
             return;
         }
         let class_name = self.table.get(state.class).full_name.clone();

@@ -27,10 +27,26 @@ pub struct Table {
     pub rows: Vec<Vec<f64>>,
 }
 
+/// Splits a line of CSV: double quotes around a field that holds a comma (`"x[1,2]"`) are
+/// removed, and the comma inside is kept.
+pub fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(std::mem::take(&mut field)),
+            c => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
 impl Table {
+    /// A result table from its CSV text; the names of the header are unquoted.
     pub fn parse(csv: &str) -> Table {
         let mut lines = csv.lines();
-        let header: Vec<String> = lines.next().expect("a header").split(',').map(str::to_string).collect();
+        let header = csv_fields(lines.next().expect("a header"));
         let rows = lines
             .map(|l| {
                 l.split(',')

@@ -18,6 +18,7 @@ mod hostile;
 mod library;
 mod msl_complex;
 mod msl_examples;
+mod msl_matrices;
 mod package_check;
 mod pendulum_reference;
 mod printing;
@@ -32,6 +33,20 @@ mod sweep;
 mod system_dynamics;
 
 pub use eqm_testkit::REPO;
+
+/// The Modelica Standard Library installed beside the repository, or `None` (saying that the
+/// test is skipped) where it is not.
+pub fn installed_msl() -> Option<std::path::PathBuf> {
+    let library = std::path::Path::new(REPO).join("../shared/msl");
+    if library.join("Modelica/package.mo").is_file() {
+        return Some(library);
+    }
+    eprintln!(
+        "skipped: the Modelica Standard Library is not installed in {}",
+        library.display()
+    );
+    None
+}
 
 /// The `eqm` binary of this crate run as a user runs it (only this test binary knows its path).
 mod cli {

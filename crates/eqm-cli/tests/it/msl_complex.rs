@@ -5,7 +5,6 @@
 //! whose own bodies use the operators and the library's functions named like built-in ones;
 //! each result against its closed form computed here from real arithmetic.
 
-use std::path::Path;
 
 const MODEL: &str = "model ComplexUse
   import Modelica.ComplexMath;
@@ -40,14 +39,9 @@ fn last_row(csv: &str) -> std::collections::HashMap<String, f64> {
 
 #[test]
 fn complex_numbers_of_the_library_compute_their_closed_forms() {
-    let library = Path::new(crate::REPO).join("../shared/msl");
-    if !library.join("Modelica/package.mo").is_file() {
-        eprintln!(
-            "skipped: the Modelica Standard Library is not installed in {}",
-            library.display()
-        );
+    let Some(library) = crate::installed_msl() else {
         return;
-    }
+    };
     let work = std::env::temp_dir().join(format!("eqm-msl-complex-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("a work directory");
     let (model, result) = (work.join("ComplexUse.mo"), work.join("complex.csv"));

@@ -163,20 +163,6 @@ FINAL TIME = 10 ~~|\nINITIAL TIME = 0 ~~|\nSAVEPER = 5 ~~|\nTIME STEP = 1 ~~|\n"
     assert!(err.contains("[E1008]") && err.contains("missing.mdl:1:23"), "{err}");
 }
 
-/// Splits a line of CSV (double quotes around a field that holds a comma).
-fn csv_fields(line: &str) -> Vec<String> {
-    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
-    for c in line.chars() {
-        match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => fields.push(std::mem::take(&mut field)),
-            c => field.push(c),
-        }
-    }
-    fields.push(field);
-    fields
-}
-
 #[test]
 fn a_vensim_model_reading_an_xlsx_workbook_by_named_ranges_runs_to_vensim_s_values() {
     let case = std::path::Path::new(crate::REPO).join("../shared/sd-test-models/tests/get_xls_cellrange");
@@ -187,9 +173,14 @@ fn a_vensim_model_reading_an_xlsx_workbook_by_named_ranges_runs_to_vensim_s_valu
     let (code, out, err) = eqm(&["run", case.join("test_get_xls_cellrange.mdl").to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let mut lines = out.lines();
-    let header = csv_fields(lines.next().expect("a header"));
+    let header = eqm_testkit::cli::csv_fields(lines.next().expect("a header"));
     let rows: Vec<Vec<f64>> = lines
-        .map(|l| csv_fields(l).iter().map(|v| v.parse().expect("a number")).collect())
+        .map(|l| {
+            eqm_testkit::cli::csv_fields(l)
+                .iter()
+                .map(|v| v.parse().expect("a number"))
+                .collect()
+        })
         .collect();
     // Vensim's own run of the model (tab-separated, one column per variable).
     let reference = std::fs::read_to_string(case.join("output.tab")).expect("the reference reads");

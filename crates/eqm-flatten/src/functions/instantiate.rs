@@ -559,6 +559,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let def = self.table.get(class).def;
         let span = clause.span;
         let language = clause.language;
+        // The LAPACK routines of the LU factorization run as EQM's own functions.
+        if language == Some("FORTRAN 77")
+            && Self::is_lapack_call(clause.call)
+            && let Some(call) = clause.call
+        {
+            return self.lapack_body(id, call, scope, span);
+        }
         if !matches!(language, None | Some("C") | Some("builtin")) {
             self.diagnostics.push(Diagnostic::error(
                 "E0317",

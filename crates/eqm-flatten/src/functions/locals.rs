@@ -225,6 +225,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             match sub {
                 // A dimension written as a type (`Real u[E]`, `Real b[Boolean]`).
                 ast::Subscript::Expr(e) if let Some(n) = self.type_dimension(e, scope) => dims.push(n),
+                ast::Subscript::Expr(e) if let Some(n) = self.own_size(e, decl, scope, actual) => dims.push(n),
                 ast::Subscript::Expr(e) => {
                     let n = self.eval_structural_int(e, scope, "an array size in a function")?;
                     dims.push(n.max(0) as usize);
@@ -248,6 +249,39 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         Some(dims)
+    }
+
+    /// `size(x, k)` written in a dimension of `x`'s own declaration (`input Real A[:, size(A,
+    /// 1)]`, a square matrix, as the library's matrix functions declare it): the size of
+    /// dimension `k` of the argument, `actual`, of the call this instance is for. `None` for
+    /// any other expression, and when there is no argument to read.
+    fn own_size(
+        &mut self,
+        e: &'a ast::Expr,
+        decl: &ast::ComponentDecl,
+        scope: Scope,
+        actual: Option<&Vec<usize>>,
+    ) -> Option<usize> {
+        let ast::ExprKind::Call { function, args } = &e.kind else {
+            return None;
+        };
+        let ([array, dimension], []) = (&args.positional[..], &args.named[..]) else {
+            return None;
+        };
+        let ast::ExprKind::Ref(r) = &array.kind else {
+            return None;
+        };
+        let names_itself = |c: &ast::ComponentRef| !c.global && c.parts.len() == 1 && c.parts[0].subscripts.is_empty();
+        if !names_itself(function) || function.parts[0].name.name != "size" {
+            return None;
+        }
+        if !names_itself(r) || r.parts[0].name.name != decl.name.name {
+            return None;
+        }
+        let actual = actual?;
+        let k = self.eval_structural_int(dimension, scope, "the dimension of `size`")?;
+        let k = usize::try_from(k).ok().filter(|&k| (1..=actual.len()).contains(&k))?;
+        Some(actual[k - 1])
     }
 
     /// The slots of an array of records of a function: a record local per element, named

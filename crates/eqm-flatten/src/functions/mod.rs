@@ -20,13 +20,15 @@
 //! functions that read files, evaluated at compile time through the front end's reader),
 //! `derivatives` (the `derivative` annotations, with their functions instantiated),
 //! `string_inputs` (String inputs holding values known only during the run, passed as hidden
-//! scalar inputs).
+//! scalar inputs), `lapack` (the LAPACK routines of external "FORTRAN 77" functions, run as the
+//! functions of the embedded `LinearAlgebra`).
 
 mod calls;
 mod derivatives;
 mod external;
 mod instantiate;
 mod interface;
+mod lapack;
 mod locals;
 mod modelica_files;
 mod modelica_strings;
