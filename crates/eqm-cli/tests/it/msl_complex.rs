@@ -5,7 +5,6 @@
 //! whose own bodies use the operators and the library's functions named like built-in ones;
 //! each result against its closed form computed here from real arithmetic.
 
-
 const MODEL: &str = "model ComplexUse
   import Modelica.ComplexMath;
   Complex z = Complex(1, 0.5*time + 0.25);

@@ -560,7 +560,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let span = clause.span;
         let language = clause.language;
         // The LAPACK routines of the LU factorization run as EQM's own functions.
-        if language == Some("FORTRAN 77")
+        if language.is_some_and(|l| l.eq_ignore_ascii_case("FORTRAN 77"))
             && Self::is_lapack_call(clause.call)
             && let Some(call) = clause.call
         {
