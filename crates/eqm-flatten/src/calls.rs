@@ -674,7 +674,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
 }
 
 /// The names of the operators [`Flattener::rewritten_call`] turns into other expressions.
-const REWRITTEN: &[&str] = &["semiLinear", "Integer", "String", "cardinality", "getInstanceName"];
+const REWRITTEN: &[&str] = &[
+    "semiLinear",
+    "Integer",
+    "String",
+    "cardinality",
+    "getInstanceName",
+    "array",
+];
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// `Integer(e)` of an enumeration value (its position; enumerations are Integers already)
@@ -858,6 +865,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             "Integer" | "String" => return Some(self.conversion(e, name, args, scope, loops)),
             "cardinality" => return Some(self.cardinality(e, args, scope, loops)),
             "getInstanceName" => return Some(self.instance_name(e, args, scope)),
+            "array" => return Some(self.array_call(e, args, scope, loops)),
             _ => return None,
         };
         // Positional arguments first, then the named ones by their formal names.
@@ -934,5 +942,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ))
             }
         })
+    }
+
+    /// `array(a, b, c)`: the array of its arguments, as `{a, b, c}` (Modelica 10.4.1).
+    fn array_call(
+        &mut self,
+        e: &'a ast::Expr,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        if args.positional.is_empty() || !args.named.is_empty() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                "`array` takes the elements of the array as positional arguments",
+                e.span,
+                "wrong arguments",
+            ));
+            return None;
+        }
+        let values: Option<Vec<Value>> = (args.positional.iter()).map(|a| self.eval(a, scope, loops)).collect();
+        self.concat(values?, e)
     }
 }

@@ -823,7 +823,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// `{a, b, c}`: stacks values of equal shape along a new first dimension.
-    fn concat(&mut self, values: Vec<Value>, e: &ast::Expr) -> Option<Value> {
+    pub(crate) fn concat(&mut self, values: Vec<Value>, e: &ast::Expr) -> Option<Value> {
         let Some(first) = values.first() else {
             return Some(Value::Array(vec![0], Vec::new(), ScalarType::Real));
         };

@@ -225,10 +225,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let follows = !dims.is_empty()
                     || match base_type {
                         Some(TypeRef::Builtin(_)) => true,
-                        Some(TypeRef::Class(b)) => matches!(
-                            self.table.get(b).def.body,
-                            ast::ClassBody::Short { .. } | ast::ClassBody::Enumeration { .. }
-                        ),
+                        // A long `type` extends a predefined type (`type ReferenceAngle
+                        // extends Angle; function equalityConstraint ... end ReferenceAngle;`),
+                        // so a short definition of it is a scalar too.
+                        Some(TypeRef::Class(b)) => {
+                            let def = self.table.get(b).def;
+                            def.kind == ast::ClassKind::Type
+                                || matches!(
+                                    def.body,
+                                    ast::ClassBody::Short { .. } | ast::ClassBody::Enumeration { .. }
+                                )
+                        }
                         None => true,
                     };
                 if follows {

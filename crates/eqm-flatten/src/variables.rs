@@ -128,21 +128,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                 }
                 "unit" | "displayUnit" | "quantity" => {
-                    if let ast::ExprKind::String(s) = &binding.expr.kind {
-                        match arg.name {
-                            "unit" if attributes.unit.is_none() => attributes.unit = Some(self.shared(s)),
-                            "displayUnit" if attributes.display_unit.is_none() => {
-                                attributes.display_unit = Some(self.shared(s))
-                            }
-                            _ => {}
+                    // A literal, or a String expression known at compile time
+                    // (`quantity = "Voltage." + phaseSystemName`).
+                    let text: Option<Arc<str>> = match &binding.expr.kind {
+                        ast::ExprKind::String(s) => Some(self.shared(s)),
+                        _ => match self.eval(binding.expr, binding.scope, &mut Vec::new()) {
+                            Some(crate::value::Value::Str(m)) => m.as_literal().map(Arc::from),
+                            _ => None,
+                        },
+                    };
+                    match (text, arg.name) {
+                        (Some(s), "unit") if attributes.unit.is_none() => attributes.unit = Some(s),
+                        (Some(s), "displayUnit") if attributes.display_unit.is_none() => {
+                            attributes.display_unit = Some(s)
                         }
-                    } else {
-                        self.diagnostics.push(Diagnostic::error(
+                        (Some(_), _) => {}
+                        (None, name) => self.diagnostics.push(Diagnostic::error(
                             "E0305",
-                            format!("`{}` must be a string", arg.name),
+                            format!("`{name}` must be a string known at compile time"),
                             binding.expr.span,
-                            "expected a string literal",
-                        ));
+                            "expected a string",
+                        )),
                     }
                 }
                 "stateSelect" => {

@@ -142,6 +142,7 @@ corpus!(
     short_class_redeclarations,
     redeclaration_constraints,
     unbound_structural_parameters,
+    long_type_aliases,
 );
 
 /// The corpus directory.
