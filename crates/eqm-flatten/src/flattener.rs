@@ -168,11 +168,14 @@ pub(crate) struct Flattener<'t, 'a> {
     /// The functions given to functional parameters, indexed by `Member::Function`.
     pub(crate) functional_parameters: Vec<FunctionalParameter<'a>>,
     /// Start values that read the array being instantiated (`Real a[2](start = {a[2] + 1,
-    /// 2})`), evaluated once its member is complete (see `Self::ensure_member_at`).
+    /// 2})`), and bindings of variables that read the variable itself (`Real x = f(x)`, an
+    /// equation), evaluated once its member is complete (see `Self::ensure_member_at`): for a
+    /// binding, with the variable's variability.
     pub(crate) deferred_starts: Vec<(
         eqm_ir::expr::VarId,
         crate::modifier::Binding<'a>,
         eqm_ir::flat::ScalarType,
+        Option<eqm_ir::flat::Variability>,
     )>,
     /// The literal names of each variable of an enumeration type, for `String(v)`.
     pub(crate) enumeration_names: eqm_ir::expr::FxHashMap<eqm_ir::expr::VarId, std::sync::Arc<[String]>>,

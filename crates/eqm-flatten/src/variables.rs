@@ -193,15 +193,46 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(value) = overridden {
             let e = self.model.exprs.real(value);
             self.model.variables[id.0 as usize].binding = Some(e);
-        } else if let Some(binding) = &spec.modifier.binding
-            && let Some(value) = self.eval_binding(binding, spec.ty)
-        {
-            if !binding.fields.is_empty() {
-                self.record_field_bindings.insert(id);
+        } else if let Some(binding) = &spec.modifier.binding {
+            let diagnostics = self.diagnostics.len();
+            match self.eval_binding(binding, spec.ty) {
+                Some(value) => self.bind_variable_to(id, spec.variability, binding, value),
+                // The binding of a variable that is not a parameter is an equation, which may
+                // read the variable itself (`Real x = f(x)`): it waits until the variable's
+                // member is complete.
+                None if !matches!(
+                    spec.variability,
+                    flat::Variability::Parameter | flat::Variability::Constant
+                ) && self.only_cycles_since(diagnostics) =>
+                {
+                    self.diagnostics.truncate(diagnostics);
+                    let deferred = (id, binding.clone(), spec.ty, Some(spec.variability));
+                    self.deferred_starts.push(deferred);
+                }
+                None => {}
             }
-            self.bind_variable(id, spec.variability, value, binding.expr.span);
         }
         id
+    }
+
+    /// [`Self::bind_variable`] for the value of `binding`.
+    fn bind_variable_to(
+        &mut self,
+        id: VarId,
+        variability: flat::Variability,
+        binding: &crate::modifier::Binding<'a>,
+        value: ExprId,
+    ) {
+        if !binding.fields.is_empty() {
+            self.record_field_bindings.insert(id);
+        }
+        self.bind_variable(id, variability, value, binding.expr.span);
+    }
+
+    /// Whether the diagnostics since `from` are all E0216 (a declaration reading itself), and
+    /// there is at least one.
+    fn only_cycles_since(&self, from: usize) -> bool {
+        self.diagnostics.len() > from && self.diagnostics[from..].iter().all(|d| d.code == "E0216")
     }
 
     /// Gives variable `id` the value of its binding: parameters and constants keep it, other
@@ -336,26 +367,34 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<ExprId> {
         let diagnostics = self.diagnostics.len();
         let value = self.eval_binding(binding, ty);
-        let in_progress = |d: &Diagnostic| d.code == "E0216";
-        if value.is_none()
-            && name == "start"
-            && self.diagnostics.len() > diagnostics
-            && self.diagnostics[diagnostics..].iter().all(in_progress)
-        {
+        if value.is_none() && name == "start" && self.only_cycles_since(diagnostics) {
             self.diagnostics.truncate(diagnostics);
-            self.deferred_starts.push((id, binding.clone(), ty));
+            self.deferred_starts.push((id, binding.clone(), ty, None));
         }
         value
     }
 
-    /// The start values deferred since entry `from` of `deferred_starts` (they read a member
-    /// that is complete now): evaluated again, reported if they still fail.
+    /// The start values and bindings deferred since entry `from` of `deferred_starts` (they
+    /// read a member that is complete now): evaluated again, reported if they still fail.
     pub(crate) fn finish_deferred_starts(&mut self, from: usize) {
-        for (v, binding, ty) in self.deferred_starts.split_off(from) {
-            if let Some(value) = self.eval_binding(&binding, ty) {
-                let attributes = &mut self.model.variables[v.0 as usize].attributes;
-                if attributes.start.is_none() {
-                    attributes.start = Some(value);
+        for (v, binding, ty, bound) in self.deferred_starts.split_off(from) {
+            let diagnostics = self.diagnostics.len();
+            let Some(value) = self.eval_binding(&binding, ty) else {
+                // One that reads a member still being made around this one (`Real z1 =
+                // cos(z2); Real z2 = sin(z1);`) waits for that member.
+                if !self.caches.members_in_progress.is_empty() && self.only_cycles_since(diagnostics) {
+                    self.diagnostics.truncate(diagnostics);
+                    self.deferred_starts.push((v, binding, ty, bound));
+                }
+                continue;
+            };
+            match bound {
+                Some(variability) => self.bind_variable_to(v, variability, &binding, value),
+                None => {
+                    let attributes = &mut self.model.variables[v.0 as usize].attributes;
+                    if attributes.start.is_none() {
+                        attributes.start = Some(value);
+                    }
                 }
             }
         }

@@ -143,6 +143,7 @@ corpus!(
     redeclaration_constraints,
     unbound_structural_parameters,
     long_type_aliases,
+    self_bindings,
 );
 
 /// The corpus directory.
