@@ -21,7 +21,7 @@ use crate::value::Value;
 use crate::when_guards::IfGuard;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::expr::{ExprId, FuncId, VarId};
+use eqm_ir::expr::{BinOp, ExprId, FuncId, VarId};
 use eqm_ir::flat::{self, Place, ScalarType, Statement, Variability};
 use eqm_syntax::ast;
 use std::collections::BTreeSet;
@@ -392,17 +392,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ("assert", [condition, message, ..]) => {
                 self.assert_statement(args, (condition, message), span, scope, loops, cx, out)
             }
-            ("reinit", arguments) if cx.in_when && cx.if_depth == 0 && cx.loop_depth == 0 => {
+            ("reinit", arguments) if cx.in_when && cx.loop_depth == 0 => {
                 self.reinit_statement(arguments, span, scope, loops, cx)
             }
             ("reinit", _) => self.diagnostics.push(
                 Diagnostic::error(
                     "E0219",
-                    "`reinit` is allowed only at the top level of a when-statement",
+                    "`reinit` is allowed only in a when-statement, outside its loops",
                     span,
                     "reinit here",
                 )
-                .with_help("write it directly in the body of a when-statement (`when c then reinit(x, e); end when;`), in an algorithm section of a model"),
+                .with_help("write it in the body of a when-statement (`when c then reinit(x, e); end when;`), in an algorithm section of a model"),
             ),
             ("terminate", [message]) => self.terminate_statement(message, span, scope, loops, cx, out),
             _ => match self.stream_call(function, args, scope, loops) {
@@ -555,6 +555,36 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         };
         cx.reinit_reads.push((value, cx.assignments.len(), span, "reinit"));
+        // Inside if-statements of the when-statement, the state is restarted with its value
+        // before the event unless the branches around hold: their conditions are read at the event's end
+        // like the value, so the section may not assign what they read after them either.
+        let value = match cx
+            .guards
+            .iter()
+            .map(|&(g, _)| g)
+            .reduce(|a, b| self.model.exprs.binary(BinOp::And, a, b))
+        {
+            Some(guard) => {
+                for &(g, before) in &cx.guards {
+                    cx.reinit_reads.push((g, before, span, "reinit"));
+                }
+                // Otherwise the value an earlier branch's reinit of the state gives, or its
+                // value before the event, to which a reinit changes nothing.
+                let earlier = cx
+                    .reinits
+                    .iter()
+                    .rposition(|a| matches!(a, flat::WhenAction::Reinit { var: v, .. } if *v == var));
+                let unchanged = match earlier.map(|k| cx.reinits.remove(k)) {
+                    Some(flat::WhenAction::Reinit { value, .. }) => value,
+                    _ => {
+                        let own = self.model.exprs.var(var);
+                        self.model.exprs.builtin(eqm_ir::builtins::Builtin::Pre, vec![own])
+                    }
+                };
+                self.model.exprs.add(eqm_ir::expr::Node::If(guard, value, unchanged))
+            }
+            None => value,
+        };
         cx.reinits.push(flat::WhenAction::Reinit { var, value, span });
     }
 

@@ -185,7 +185,7 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Names,
         "A statement where it is not allowed: a when-statement in an algorithm, `break` outside a loop, \
-         `return` outside a function, or `reinit` outside the top level of a when-statement or, like a \
+         `return` outside a function, or `reinit` outside a when-statement or inside its loops or, like a \
          `print` there, reading what its algorithm section assigns after it",
     ),
     code(

@@ -144,6 +144,7 @@ corpus!(
     unbound_structural_parameters,
     long_type_aliases,
     self_bindings,
+    reinit_in_if_statements,
 );
 
 /// The corpus directory.
