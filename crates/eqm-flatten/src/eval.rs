@@ -824,6 +824,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// `{a, b, c}`: stacks values of equal shape along a new first dimension.
     pub(crate) fn concat(&mut self, values: Vec<Value>, e: &ast::Expr) -> Option<Value> {
+        // A text known now is an element of an array of Strings (`{"a", "b"}`); one known only
+        // during the run is not (EQM has no String values during the run).
+        let values: Vec<Value> = values
+            .into_iter()
+            .map(|v| match v {
+                Value::Str(m) => match m.as_literal() {
+                    Some(text) => Value::Scalar(self.model.exprs.add(Node::Str(text.into())), ScalarType::String),
+                    None => Value::Str(m),
+                },
+                v => v,
+            })
+            .collect();
+        let strings = (values.iter())
+            .filter(|v| !v.is_record() && v.ty() == ScalarType::String)
+            .count();
+        if strings != 0 && strings != values.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                "array elements have different sizes or kinds",
+                e.span,
+                "Strings and values of another type",
+            ));
+            return None;
+        }
         let Some(first) = values.first() else {
             return Some(Value::Array(vec![0], Vec::new(), ScalarType::Real));
         };

@@ -244,13 +244,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // A String variable holds text known when the model is compiled: bound to a text, it
         // keeps it for the whole run, so it is a parameter with that binding rather than an
         // unknown with an equation that nothing solves.
-        let string_text = self.model.variables[id.0 as usize].ty == ScalarType::String
-            && matches!(self.model.exprs.get(value), eqm_ir::expr::Node::Str(_));
+        let is_string = self.model.variables[id.0 as usize].ty == ScalarType::String;
+        let parameter = matches!(variability, flat::Variability::Parameter | flat::Variability::Constant);
+        // A text known now: a literal, or a String parameter's (`String s = names[2]`).
+        let string_text = match self.model.exprs.get(value) {
+            eqm_ir::expr::Node::Str(_) => Some(value),
+            _ if is_string && !parameter => (self.known_string(&Value::Scalar(value, ScalarType::String)))
+                .and_then(|m| m.as_literal())
+                .map(|text| self.model.exprs.add(eqm_ir::expr::Node::Str(text.into()))),
+            _ => None,
+        }
+        .filter(|_| is_string);
         match variability {
             flat::Variability::Parameter | flat::Variability::Constant => {
                 self.model.variables[id.0 as usize].binding = Some(value)
             }
-            _ if string_text => self.bind_string_text(id, value),
+            _ if let Some(text) = string_text => self.bind_string_text(id, text),
             _ => {
                 let lhs = self.model.exprs.var(id);
                 self.model.equations.push(flat::Equation {

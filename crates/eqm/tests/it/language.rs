@@ -145,6 +145,7 @@ corpus!(
     long_type_aliases,
     self_bindings,
     reinit_in_if_statements,
+    string_arrays,
 );
 
 /// The corpus directory.
