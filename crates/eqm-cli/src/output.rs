@@ -145,6 +145,7 @@ pub(crate) fn failure(session: &mut Session, color: bool, failed: RunError, what
         session.push_diagnostic(*d);
     }
     finish(session, color);
+    let time = eqm::format_number(time);
     eprintln!("error: the {what} failed at time {time}: {message}");
     ExitCode::from(EXIT_SIMULATION)
 }

@@ -146,7 +146,7 @@ impl std::fmt::Display for EvalFailure {
         };
         write!(f, "[{code}] {site} failed")?;
         if !self.time.is_nan() {
-            write!(f, " at time {}", self.time)?;
+            write!(f, " at time {}", eqm_diag::text::format_number(self.time))?;
         }
         write!(f, ": {what}")
     }

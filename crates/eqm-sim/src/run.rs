@@ -228,7 +228,10 @@ impl std::fmt::Display for SimError {
         match self {
             SimError::Settings(message) => f.write_str(message),
             SimError::Model(d) => write!(f, "[{}] {}", d.code, d.message),
-            SimError::Failed { time, message, .. } => write!(f, "the simulation failed at time {time}: {message}"),
+            SimError::Failed { time, message, .. } => {
+                let time = eqm_diag::text::format_number(*time);
+                write!(f, "the simulation failed at time {time}: {message}")
+            }
             SimError::Io(e) => write!(f, "cannot write the results: {e}"),
         }
     }

@@ -17,7 +17,7 @@ impl ExecProgram {
         let at_time = if failure.time.is_nan() {
             String::new()
         } else {
-            format!(" at time {}", failure.time)
+            format!(" at time {}", eqm_diag::text::format_number(failure.time))
         };
         let subject = match &failure.kind {
             FailureKind::Condition { condition, .. } => {

@@ -273,12 +273,17 @@ pub(super) fn newton_scalar(start: f64, f: &mut dyn ScalarProblem) -> Result<f64
             outcome = Ok(z);
             break;
         }
+        let quotient = |f: &mut dyn ScalarProblem| -> Result<f64, SolveError> {
+            let h = f64::EPSILON.sqrt() * z.abs().max(1.0);
+            Ok((f.residual(z + h)? - r) / h)
+        };
         let d = match f.derivative() {
+            // A derivative that vanishes exactly at a multiple root (`x - sin(x)` at 0, where
+            // the equation's solution moves as the cube root of what drives it) says nothing
+            // of the slope a step meets: the difference quotient over a small step does.
+            Some(d) if d.as_ref().is_ok_and(|&d| d == 0.0) => quotient(f)?,
             Some(d) => d?,
-            None => {
-                let h = f64::EPSILON.sqrt() * z.abs().max(1.0);
-                (f.residual(z + h)? - r) / h
-            }
+            None => quotient(f)?,
         };
         if !d.is_finite() || d == 0.0 {
             outcome = Err(SolveError::Kind(FailureKind::Singular));

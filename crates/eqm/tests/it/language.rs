@@ -146,6 +146,7 @@ corpus!(
     self_bindings,
     reinit_in_if_statements,
     string_arrays,
+    multiple_root_equations,
 );
 
 /// The corpus directory.
