@@ -389,9 +389,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         for (v, binding, ty, bound) in self.deferred_starts.split_off(from) {
             let diagnostics = self.diagnostics.len();
             let Some(value) = self.eval_binding(&binding, ty) else {
-                // One that reads a member still being made around this one (`Real z1 =
+                // A binding that reads a member still being made around this one (`Real z1 =
                 // cos(z2); Real z2 = sin(z1);`) waits for that member.
-                if !self.caches.members_in_progress.is_empty() && self.only_cycles_since(diagnostics) {
+                if bound.is_some() && !self.caches.members_in_progress.is_empty() && self.only_cycles_since(diagnostics)
+                {
                     self.diagnostics.truncate(diagnostics);
                     self.deferred_starts.push((v, binding, ty, bound));
                 }

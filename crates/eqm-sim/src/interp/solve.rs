@@ -278,10 +278,16 @@ pub(super) fn newton_scalar(start: f64, f: &mut dyn ScalarProblem) -> Result<f64
             Ok((f.residual(z + h)? - r) / h)
         };
         let d = match f.derivative() {
-            // A derivative that vanishes exactly at a multiple root (`x - sin(x)` at 0, where
+            // A derivative that vanishes exactly near a multiple root (`x - sin(x)` at 0, where
             // the equation's solution moves as the cube root of what drives it) says nothing
-            // of the slope a step meets: the difference quotient over a small step does.
-            Some(d) if d.as_ref().is_ok_and(|&d| d == 0.0) => quotient(f)?,
+            // of the slope a step meets: the difference quotient over a small step does, when
+            // the step it gives stays within the unknown's own scale. A longer one would jump
+            // to a far root (`cos(x) = 0` from 0): that is left to bracketing from the start
+            // value, which finds the nearest.
+            Some(d) if d.as_ref().is_ok_and(|&d| d == 0.0) => {
+                let d = quotient(f)?;
+                if (r / d).abs() <= z.abs().max(1.0) { d } else { 0.0 }
+            }
             Some(d) => d?,
             None => quotient(f)?,
         };
