@@ -447,37 +447,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         })
     }
 
-    /// `if c then t else otherwise` of Strings: the branch a condition known at compile time
-    /// chooses, or the text both branches have; otherwise E0206 (E0306 when only one branch is a
-    /// String), since EQM has no String values during the run.
-    fn select_strings(&mut self, e: &'a ast::Expr, c: ExprId, t: Value, otherwise: Value) -> Option<Value> {
-        if let Some(known) = self.consts.eval(&self.model, c) {
-            self.note_structural(c);
-            return Some(if known != 0.0 { t } else { otherwise });
-        }
-        if let (Value::Str(a), Value::Str(b)) = (&t, &otherwise)
-            && a == b
-        {
-            return Some(t);
-        }
-        let d = match (&t, &otherwise) {
-            (Value::Str(_), Value::Str(_)) => Diagnostic::error(
-                "E0206",
-                "the condition of an if-expression choosing between Strings must be known at compile time",
-                e.span,
-                "depends on values only known during simulation",
-            ),
-            _ => Diagnostic::error(
-                "E0306",
-                "the branches of this if-expression are not both Strings",
-                e.span,
-                "a String and a value of another type",
-            ),
-        };
-        self.diagnostics.push(d);
-        None
-    }
-
     /// A chain `first op1 x1 op2 x2 ...`. Up to [`CHAIN_GROUP`] operands it is folded left, as
     /// written. A longer one of a single associative operator (`+` and `-`, `*`, `and`, `or`)
     /// is folded left in groups of [`CHAIN_GROUP`] operands and the groups are combined

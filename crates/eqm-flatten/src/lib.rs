@@ -53,6 +53,7 @@ pub mod stdlib;
 
 mod algorithm_checks;
 mod algorithm_loops;
+mod algorithm_reinits;
 mod assignments;
 mod balance;
 mod binding_sizes;

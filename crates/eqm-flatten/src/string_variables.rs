@@ -5,7 +5,9 @@
 //! Input: a String variable and the value its binding or equation gives it. Output: the
 //! variable made a parameter bound to that text, or E0306 where the text is known only during
 //! the run (`String s = String(x)` with `x` a variable): EQM has no String values during the
-//! run, and showing such a String as written would be a silent wrong text. It deliberately does
+//! run, and showing such a String as written would be a silent wrong text. An if-expression
+//! choosing between Strings is decided the same way: by a condition known when compiling, or
+//! E0206. It deliberately does
 //! not order equations: an equation that gives a String must come before the places that read
 //! its text when compiling (a comparison reports E0206 otherwise).
 
@@ -112,5 +114,44 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 flat::Variability::Parameter | flat::Variability::Constant
             );
         open.then_some(id)
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// `if c then t else otherwise` of Strings: the branch a condition known at compile time
+    /// chooses, or the text both branches have; otherwise E0206 (E0306 when only one branch is a
+    /// String), since EQM has no String values during the run.
+    pub(crate) fn select_strings(
+        &mut self,
+        e: &'a eqm_syntax::ast::Expr,
+        c: eqm_ir::expr::ExprId,
+        t: Value,
+        otherwise: Value,
+    ) -> Option<Value> {
+        if let Some(known) = self.consts.eval(&self.model, c) {
+            self.note_structural(c);
+            return Some(if known != 0.0 { t } else { otherwise });
+        }
+        if let (Value::Str(a), Value::Str(b)) = (&t, &otherwise)
+            && a == b
+        {
+            return Some(t);
+        }
+        let d = match (&t, &otherwise) {
+            (Value::Str(_), Value::Str(_)) => Diagnostic::error(
+                "E0206",
+                "the condition of an if-expression choosing between Strings must be known at compile time",
+                e.span,
+                "depends on values only known during simulation",
+            ),
+            _ => Diagnostic::error(
+                "E0306",
+                "the branches of this if-expression are not both Strings",
+                e.span,
+                "a String and a value of another type",
+            ),
+        };
+        self.diagnostics.push(d);
+        None
     }
 }
