@@ -109,7 +109,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Scratch => {}
                 In | InOut | Out => {
                     if *role != In {
-                        let Some(slots) = self.local_slots(arg) else {
+                        let Some((slots, rank)) = self.written_local(arg) else {
                             return self.unsupported_argument(
                                 routine,
                                 arg.span,
@@ -117,7 +117,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             );
                         };
                         if routine.right_hand_side == Some(k) {
-                            vector_rhs = self.local_dims(arg).is_some_and(|d| d.len() == 1);
+                            vector_rhs = rank == 1;
                         }
                         written.push((slots, arg.span));
                     }
@@ -172,17 +172,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         found
     }
 
-    /// The slots of the function variable `arg` names (without subscripts).
-    fn local_slots(&self, arg: &ast::Expr) -> Option<Vec<u32>> {
+    /// The slots and the number of dimensions of the function variable `arg` names (without
+    /// subscripts), which the routine writes.
+    fn written_local(&self, arg: &ast::Expr) -> Option<(Vec<u32>, usize)> {
         let name = plain_name(arg)?;
         let local = self.context.frames.last()?.locals.get(name)?;
-        (local.record.is_none() && local.function.is_none()).then(|| local.slots.clone())
-    }
-
-    /// The dimensions of the function variable `arg` names.
-    fn local_dims(&self, arg: &ast::Expr) -> Option<Vec<usize>> {
-        let name = plain_name(arg)?;
-        Some(self.context.frames.last()?.locals.get(name)?.dims.clone())
+        (local.record.is_none() && local.function.is_none()).then(|| (local.slots.clone(), local.dims.len()))
     }
 
     /// E0317 for an argument of a routine that EQM cannot pass; `None`.
