@@ -166,6 +166,7 @@ impl std::fmt::Display for RecoveryNote {
                 | crate::interp::RecoveryMethod::Untorn
                 | crate::interp::RecoveryMethod::Restart
                 | crate::interp::RecoveryMethod::NewtonRay
+                | crate::interp::RecoveryMethod::Perturbed
         ) {
             let unit = match first.method {
                 crate::interp::RecoveryMethod::Homotopy => "stage",

@@ -43,6 +43,9 @@ pub enum RecoveryMethod {
     /// Newton from points ever farther along the Newton step of the values a loop's unknowns
     /// held, past a local minimum of the residuals that is no root.
     NewtonRay,
+    /// Newton from the held values moved off a point where a nonlinear loop's Jacobian is
+    /// singular (a degenerate root the solution leaves as time goes on).
+    Perturbed,
 }
 
 impl std::fmt::Display for RecoveryMethod {
@@ -55,6 +58,7 @@ impl std::fmt::Display for RecoveryMethod {
             RecoveryMethod::Untorn => "the untorn loop (every unknown iterated)",
             RecoveryMethod::Restart => "a restart from the last solution or the start values",
             RecoveryMethod::NewtonRay => "Newton from points farther along the Newton step",
+            RecoveryMethod::Perturbed => "Newton from points beside a singular one",
         })
     }
 }

@@ -71,6 +71,7 @@ mod machine;
 mod new;
 mod objects;
 pub(crate) mod path;
+mod perturbed;
 mod restart;
 mod solve;
 mod start_path;

@@ -1,6 +1,7 @@
 //! Restarts of a solve that failed from the values its unknowns held: again from the block's
-//! last solution, then from the values its first solve started from, and for a loop last from
-//! points ever farther along the Newton step of the held values.
+//! last solution, then from the values its first solve started from, and for a loop from points
+//! ever farther along the Newton step of the held values and last (a nonlinear loop singular
+//! where it stands) from points moved off them (`super::perturbed`).
 //!
 //! Input: a scalar implicit equation ([`ScalarProblem`]) or a torn loop ([`LoopProblem`] with
 //! its [`LoopSolver`]), and the block's [`SoundPoints`]. Output: the solution in the slots, or
@@ -165,6 +166,11 @@ pub(super) fn run_loop_restarting(
         }
     }
     if let Some(recovery) = search_along_newton_ray(solver, sound, problem, &held, &failure)? {
+        Recoveries::note(&mut solver.recoveries, recovery);
+        return Ok(());
+    }
+    if let Some(recovery) = super::perturbed::from_perturbed_starts(solver, problem, (&held, &failure))? {
+        sound.keep_solution(solver.n, problem);
         Recoveries::note(&mut solver.recoveries, recovery);
         return Ok(());
     }

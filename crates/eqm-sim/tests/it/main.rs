@@ -6,6 +6,7 @@ use eqm_testkit::pipeline;
 use eqm_testkit::stiff as stiff_problems;
 
 mod backends;
+mod degenerate_roots;
 mod exec;
 mod jacobian;
 mod jit;
@@ -66,4 +67,26 @@ pub fn run(
         },
     )
     .unwrap_or_else(|e| panic!("{what}: {e:?}"))
+}
+
+/// The failure of a run of the model in `text` (named `name`) from 0 to 1 at the default
+/// settings of these tests: its message and diagnostic; a panic when it runs.
+pub fn failure_of(name: &str, text: &str) -> (String, eqm_diag::Diagnostic) {
+    let compiled = pipeline::compile(name, text);
+    let options = run_options(1.0, Method::Dopri5, 1e-6, 1e-9, 1.0);
+    let columns = eqm_sim::simulate::columns(&compiled.program, None::<&[String]>).expect("columns");
+    let outcome = eqm_sim::simulate::simulate(
+        &compiled.program,
+        compiled.init.as_ref(),
+        &options,
+        &columns,
+        &mut |_, _| Ok(()),
+    );
+    let Err(eqm_sim::simulate::SimError::Failed {
+        diagnostic, message, ..
+    }) = outcome
+    else {
+        panic!("{name}: the run must fail: {outcome:?}");
+    };
+    (message, *diagnostic.expect("a diagnostic"))
 }

@@ -6,7 +6,6 @@
 
 use crate::nonlinear::{bisect, close, solve};
 
-use eqm_integrators::Method;
 use eqm_sim::interp::{NewtonFailure, RecoveryMethod};
 use eqm_sim::simulate::RecoveryNote;
 
@@ -125,24 +124,8 @@ fn a_loop_without_a_root_is_a_diagnostic_that_names_the_methods_tried() {
            y = x*x + 1;
            x*y + y*y = 0;
          end NoRoot;";
-    let compiled = crate::pipeline::compile("no_root.eqm", text);
-    let options = crate::run_options(1.0, Method::Dopri5, 1e-6, 1e-9, 1.0);
-    let columns = eqm_sim::simulate::columns(&compiled.program, None::<&[String]>).expect("columns");
-    let outcome = eqm_sim::simulate::simulate(
-        &compiled.program,
-        compiled.init.as_ref(),
-        &options,
-        &columns,
-        &mut |_, _| Ok(()),
-    );
-    let Err(eqm_sim::simulate::SimError::Failed {
-        diagnostic, message, ..
-    }) = outcome
-    else {
-        panic!("the run must fail: {outcome:?}");
-    };
+    let (message, diagnostic) = crate::failure_of("no_root.eqm", text);
     assert!(message.contains("no method reached a solution"), "{message}");
-    let diagnostic = diagnostic.expect("a diagnostic");
     assert_eq!(diagnostic.code, "E0702", "{diagnostic:?}");
     assert!(
         diagnostic
