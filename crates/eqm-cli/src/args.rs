@@ -279,7 +279,8 @@ pub(crate) struct ModelArgs {
     #[arg(required_unless_present = "model", value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
     /// The model, as a dotted name (`Examples.SpringMass`, or a standard-library model such as
-    /// `Mechanics.Translational.Mass`); default: the only model in the files.
+    /// `Mechanics.Translational.Mass`); default: the only model in the files (at the top
+    /// level, else inside their packages).
     #[arg(long, value_name = "M")]
     pub(crate) model: Option<String>,
     /// Override a parameter: `--param mass.m=2` (repeatable).

@@ -128,12 +128,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if !in_bus(self, &left) && !in_bus(self, &right) {
             return Some((left?, right?));
         }
-        let ends = |f: &mut Self, side: Option<Side>, added: Option<Place>| match side {
+        // A member no declaration has, connected to an array of connectors, is made an array
+        // of the same size (MLS 9.1.3): one member per element, named by the element's
+        // subscripts.
+        let subscripts_a = self.element_subscripts(left.as_ref(), a);
+        let subscripts_b = self.element_subscripts(right.as_ref(), b);
+        let ends = |f: &mut Self, side: Option<Side>, added: Option<Place>, other: &[String]| match side {
             Some(side) => side.elements.iter().map(|t| f.classify(t)).collect::<Vec<_>>(),
-            None => added.map(|place| End::Member(place, None)).into_iter().collect(),
+            None => added.map_or_else(Vec::new, |place| added_members(place, other)),
         };
-        let left_ends = ends(self, left, added_a);
-        let right_ends = ends(self, right, added_b);
+        let left_ends = ends(self, left, added_a, &subscripts_b);
+        let right_ends = ends(self, right, added_b, &subscripts_a);
         if left_ends.len() != right_ends.len() {
             self.diagnostics.push(Diagnostic::error(
                 "E0302",
@@ -158,6 +163,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
             });
         }
         None
+    }
+
+    /// The subscripts that name each element of an array of connectors, `side`, which `c`
+    /// names without subscripts of its own: those of the element's name in the parts `c` names
+    /// (`m.ro` of `RealOutput ro[3]` gives `[1]`, `[2]`, `[3]`; `rr.u` of `Reader rr[2, 2]`
+    /// gives `[1,1]` to `[2,2]`); counted from 1 where `c` picks elements with subscripts of its
+    /// own. Empty for one connector.
+    fn element_subscripts(&self, side: Option<&Side>, c: &ast::ComponentRef) -> Vec<String> {
+        let Some(side) = side.filter(|s| s.elements.len() > 1) else {
+            return Vec::new();
+        };
+        let whole = c.parts.iter().all(|p| p.subscripts.is_empty());
+        (side.elements.iter().enumerate())
+            .map(|(k, target)| {
+                let name = match *target {
+                    Target::Var(v) => &self.model.var(v).name,
+                    Target::Inst(i) => &self.model.instances[i.0 as usize].name,
+                };
+                match whole {
+                    true => format!("[{}]", trailing_subscripts(name, c.parts.len()).join(",")),
+                    false => format!("[{}]", k + 1),
+                }
+            })
+            .collect()
     }
 
     /// Whether the connector `c` names is an outside connector of the instance writing the
@@ -296,6 +325,46 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         Some(index)
     }
+}
+
+/// The subscripts in the last `parts` parts of the flat name `name`, in order (`comps[2].rr[1,
+/// 2].u` with two parts gives `1` and `2`).
+fn trailing_subscripts(name: &str, parts: usize) -> Vec<&str> {
+    let mut depth = 0;
+    let mut starts = vec![0];
+    for (at, ch) in name.char_indices() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            '.' if depth == 0 => starts.push(at + 1),
+            _ => {}
+        }
+    }
+    let first = starts[starts.len().saturating_sub(parts)];
+    let mut out = Vec::new();
+    let mut rest = &name[first..];
+    while let Some(open) = rest.find('[') {
+        let Some(close) = rest[open..].find(']') else {
+            break;
+        };
+        out.extend(rest[open + 1..open + close].split(',').map(str::trim));
+        rest = &rest[open + close + 1..];
+    }
+    out
+}
+
+/// The ends of a member no declaration has: the member itself, or, connected to an array of
+/// connectors whose elements `subscripts` name, one member per element.
+fn added_members(place: Place, subscripts: &[String]) -> Vec<End> {
+    if subscripts.is_empty() {
+        return vec![End::Member(place, None)];
+    }
+    (subscripts.iter())
+        .map(|s| {
+            let path = format!("{}{s}", place.path);
+            End::Member(Place { root: place.root, path }, None)
+        })
+        .collect()
 }
 
 /// What a recorded connect becomes once the members are known.

@@ -144,22 +144,72 @@ pub fn flatten(table: &ClassTable<'_>, model: &str, options: &Options) -> (Optio
     flattener::run_flattener(table, model, options, false, |f| f.model)
 }
 
-/// Names the single top-level model among the user's classes, for commands without `--model`.
+/// Names the single model among the user's classes, for commands without `--model`: the one
+/// top-level model (or block); where the files define none at the top level, the one inside
+/// their packages (`package Circuit ... model Test ... end Circuit;` runs `Circuit.Test`).
+/// Otherwise the candidates, by their full names.
 pub fn default_model(files: &[&ast::StoredDefinition]) -> Result<String, Vec<String>> {
-    let candidates: Vec<String> = files
+    let top: Vec<&ast::ClassDef> = files.iter().flat_map(|f| &f.classes).collect();
+    let mut candidates: Vec<String> = top
         .iter()
-        .flat_map(|f| &f.classes)
-        .filter(|c| {
-            matches!(
-                c.kind,
-                ast::ClassKind::Model | ast::ClassKind::Block | ast::ClassKind::Class
-            ) && !c.partial
-        })
+        .filter(|c| is_runnable(c))
         .map(|c| c.name.name.clone())
         .collect();
+    if candidates.is_empty() {
+        for class in &top {
+            packaged_models(class, &class.name.name, &mut candidates);
+        }
+    }
     if candidates.len() == 1 {
         Ok(candidates[0].clone())
     } else {
         Err(candidates)
+    }
+}
+
+/// Whether a class can be run: a model, block or class that is not partial.
+fn is_runnable(c: &ast::ClassDef) -> bool {
+    matches!(
+        c.kind,
+        ast::ClassKind::Model | ast::ClassKind::Block | ast::ClassKind::Class
+    ) && !c.partial
+}
+
+/// The runnable classes among the public elements of package `class` (named `name`) and of the
+/// packages inside it, by their full names, in the order of the file. A loop over a stack of
+/// the packages still to visit, so that the nesting depth costs no native stack.
+fn packaged_models(class: &ast::ClassDef, name: &str, out: &mut Vec<String>) {
+    let mut pending = vec![(class, name.to_string())];
+    while let Some((package, prefix)) = pending.pop() {
+        if package.kind != ast::ClassKind::Package {
+            continue;
+        }
+        let ast::ClassBody::Long { sections, .. } = &package.body else {
+            continue;
+        };
+        let mut nested = Vec::new();
+        for section in sections {
+            let ast::Section::Elements {
+                visibility: ast::Visibility::Public,
+                elements,
+                ..
+            } = section
+            else {
+                continue;
+            };
+            for element in elements {
+                let ast::Element::Class(inner) = element else {
+                    continue;
+                };
+                let full = format!("{prefix}.{}", inner.name.name);
+                if is_runnable(inner) {
+                    out.push(full);
+                } else {
+                    nested.push((&**inner, full));
+                }
+            }
+        }
+        // The packages inside in the file's order: the stack takes them back to front.
+        pending.extend(nested.into_iter().rev());
     }
 }

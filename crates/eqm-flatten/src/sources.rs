@@ -222,7 +222,7 @@ impl Sources {
                     } else {
                         format!(
                             "the files define several models ({}); choose one with --model",
-                            candidates.join(", ")
+                            listed_models(&candidates)
                         )
                     };
                     self.diagnostics.push(Diagnostic {
@@ -733,4 +733,14 @@ fn prefixed_class(map: &SourceMap, span: eqm_diag::source::Span) -> eqm_diag::so
     }
     let start = span.end as usize + (rest.len() - after.len());
     eqm_diag::source::Span::new(span.file, start, start + keyword.len())
+}
+
+/// The first names of `candidates` joined for a message, with how many more there are.
+fn listed_models(candidates: &[String]) -> String {
+    const SHOWN: usize = 12;
+    let shown = candidates[..candidates.len().min(SHOWN)].join(", ");
+    match candidates.len().saturating_sub(SHOWN) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
+    }
 }

@@ -617,7 +617,8 @@ impl Session {
             Some(m) => vec![m.to_string()],
             None => {
                 // A file with one top-level model is that model (its nested component classes
-                // are its parts, not models to check on their own).
+                // are its parts, not models to check on their own), as is a file whose packages
+                // hold one model and no top-level one.
                 if let [only] = self.sources.model_candidates().as_slice() {
                     let only = only.clone();
                     let before = self.error_count();

@@ -532,3 +532,30 @@ fn a_model_chooses_its_solver_and_step_and_the_command_line_wins() {
     let t10 = *Table::parse(&out).column("T").last().expect("rows");
     assert!((t10 - (70.0 + 110.0 * (-1.0f64).exp())).abs() < 1e-7, "T(10) = {t10}");
 }
+
+/// A file whose only model is inside a package runs without `--model`; one whose package holds
+/// several is an error naming each by its full name.
+#[test]
+fn the_model_inside_a_package_is_the_default() {
+    let dir = std::env::temp_dir().join(format!("eqm-packaged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let decay = "model Decay\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -x;\nend Decay;\n";
+    let one = dir.join("one.mo");
+    std::fs::write(
+        &one,
+        format!("package P\n  connector Pin\n    Real v;\n    flow Real i;\n  end Pin;\n  package Inner\n{decay}  end Inner;\nend P;\n"),
+    )
+    .expect("writes");
+    let t = run(&["run", one.to_str().unwrap(), "--stop", "1", "--rtol", "1e-8"]);
+    assert!(max_error(&t, "x", |t| (-t).exp()) < 1e-6);
+    let several = dir.join("several.mo");
+    let grow = decay.replace("Decay", "Grow").replace("-x", "x");
+    std::fs::write(&several, format!("package Q\n{decay}{grow}end Q;\n")).expect("writes");
+    let (code, _, stderr) = eqm(&["run", several.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("E0201") && stderr.contains("Q.Decay, Q.Grow"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

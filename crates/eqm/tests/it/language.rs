@@ -147,6 +147,7 @@ corpus!(
     reinit_in_if_statements,
     string_arrays,
     multiple_root_equations,
+    expandable_arrays,
 );
 
 /// The corpus directory.
