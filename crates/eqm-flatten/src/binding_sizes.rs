@@ -4,17 +4,39 @@
 //!
 //! Input: a component's modifier (its binding with the element and field selections that the
 //! enclosing arrays and records made) and its declared sizes. Output: the size of one
-//! dimension, or whether the value fits, with E0304 where it does not. It deliberately leaves
-//! a scalar binding of an array alone, and a binding it cannot evaluate here to the code that
-//! evaluates it element by element.
+//! dimension, or whether the value fits, with E0304 where it does not; and the sizes a binding
+//! reads of its own component (`Real x[2, 3] = ones(size(x, 1), size(x, 2))`) before that
+//! component exists. It deliberately leaves a scalar binding of an array alone, and a binding
+//! it cannot evaluate here to the code that evaluates it element by element.
 
 use crate::flattener::Flattener;
-use crate::modifier::Modifier;
+use crate::modifier::{Modifier, Scope};
 use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_syntax::ast;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// The sizes of the component `array` names when it is one being made in the instance of
+    /// `scope` (its binding is being evaluated): its sizes are known before its value.
+    pub(crate) fn sizes_being_declared(&self, array: &ast::Expr, scope: Scope) -> Option<Vec<usize>> {
+        let ast::ExprKind::Ref(r) = &array.kind else {
+            return None;
+        };
+        let [part] = r.parts.as_slice() else {
+            return None;
+        };
+        let name = part.name.name.as_str();
+        let shadowed = self.context.iterators.iter().any(|i| i.name == name)
+            || self.context.frames.last().is_some_and(|f| f.locals.contains_key(name));
+        if r.global || !part.subscripts.is_empty() || shadowed {
+            return None;
+        }
+        let instance = scope.instance?;
+        (self.declaring.iter().rev())
+            .find(|(i, declared, _)| *i == instance && *declared == name)
+            .map(|(_, _, dims)| dims.clone())
+    }
+
     /// The value `modifier`'s binding gives the component: the binding's own value, or the
     /// element of it an array component's element picks, or the field of it a record
     /// component's field takes (`CellData d = data` gives `d.table` the value of

@@ -287,8 +287,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let int = |f: &mut Self, v: i64| Value::Scalar(f.model.exprs.int(v), ScalarType::Integer);
         match builtin {
             Builtin::Size => {
-                let v = self.eval(&a[0], scope, loops)?;
-                let dims = v.dims().to_vec();
+                let dims = match self.sizes_being_declared(&a[0], scope) {
+                    Some(dims) => dims,
+                    None => self.eval(&a[0], scope, loops)?.dims().to_vec(),
+                };
                 if a.len() == 2 {
                     let k = self.eval_structural_int(&a[1], scope, "the dimension of `size`")?;
                     match dims.get((k - 1).max(0) as usize).filter(|_| k >= 1) {
@@ -789,7 +791,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0310",
-                    "`cardinality` is only allowed in the equations of a model: in if-conditions and asserts",
+                    "`cardinality` is only allowed in the equations of a model (in if-conditions and asserts) and in the bindings of variables that are not parameters",
                     e.span,
                     "not allowed here",
                 )

@@ -190,6 +190,10 @@ pub(crate) struct Flattener<'t, 'a> {
     /// The variables bound to a field of a whole record's value (`cellData[i] = if c then a else
     /// b`), whose binding's variability is the record's, not the field's declaration's.
     pub(crate) record_field_bindings: eqm_ir::expr::FxHashSet<eqm_ir::expr::VarId>,
+    /// The components being made, innermost last: the instance declaring each, its name and
+    /// its sizes, which `size(x, k)` in x's own binding reads (`Real x[2, 3] = ones(size(x,
+    /// 1), size(x, 2))`) before x exists.
+    pub(crate) declaring: Vec<(eqm_ir::flat::InstanceId, &'a str, Vec<usize>)>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -231,6 +235,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             inner_parts: Default::default(),
             record_field_bindings: Default::default(),
             automatic_inner_next: false,
+            declaring: Vec::new(),
         }
     }
 
@@ -312,6 +317,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Every connect is known now, so `cardinality` is, and the connection graph can be cut.
         self.cut_connection_graph();
         self.connections.counting = true;
+        self.finish_counting_bindings();
         for mut late in std::mem::take(&mut self.connections.counting_equations) {
             self.flatten_equation(late.equation, late.scope, &mut late.loops, late.initial);
         }

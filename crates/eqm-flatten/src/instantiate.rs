@@ -307,14 +307,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let Some(dims) = self.element_dims(dims_from, decl, &resolved, &modifier) else {
             return Member::Failed;
         };
+        // `size(x, k)` in x's own binding reads these sizes while x is being made (from the
+        // check that the binding fits on).
+        self.declaring.push((instance, decl.name.name.as_str(), dims.clone()));
         if !self.binding_fits(&modifier, &dims, decl) {
-            return Member::Failed;
+            return self.failed_declaration();
         }
         let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
         if !self.connection_prefix_allowed(instance, prefixes.connection, resolved.target, decl.name.span)
             || !self.type_prefixes_allowed(instance, prefixes, &resolved, decl.name.span)
         {
-            return Member::Failed;
+            return self.failed_declaration();
         }
         let parent_state = &self.instances[instance.0 as usize];
         let variability = combine_variability(parent_state.variability, prefixes.variability);
@@ -331,7 +334,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         base_name.push_str(&decl.name.name);
         let Some(total) = self.check_array_size(&dims, decl.name.span, &format!("`{}`", decl.name.name)) else {
-            return Member::Failed;
+            return self.failed_declaration();
         };
         // A scalar component is its only element and takes the modifier and name as they are,
         // without copying them; an array's elements each get their own.
@@ -357,7 +360,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             causality,
             connection: self.instances[instance.0 as usize].connection_of_element(prefixes.connection),
         };
-        match resolved.target {
+        let member = match resolved.target {
             TypeRef::Builtin(ty) => self.builtin_member(instance, decl, &resolved, ty, kinds, elements),
             TypeRef::Class(class) if self.table.get(class).def.kind.is_function() => {
                 if !elements.dims.is_empty() {
@@ -367,10 +370,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         decl.name.span,
                         "an array of functions",
                     ));
-                    return Member::Failed;
+                    return self.failed_declaration();
                 }
                 let Some((m, path)) = elements.scalar else {
-                    return Member::Failed;
+                    return self.failed_declaration();
                 };
                 self.functional_parameter(class, &path, &decl.name, m.binding.as_ref())
             }
@@ -378,7 +381,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let parts = (clause, decl, &*resolved);
                 self.class_member(instance, parts, class, kinds, elements, slot)
             }
-        }
+        };
+        self.declaring.pop();
+        member
+    }
+
+    /// A component that could not be made: no longer being declared.
+    fn failed_declaration(&mut self) -> Member {
+        self.declaring.pop();
+        Member::Failed
     }
 
     /// The declaration an element stands for in `instance` after redeclarations, with its
@@ -417,7 +428,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut replaced = None;
         let (clause, decl, type_scope, original) = match redeclared.map(|r| (r, r.element)) {
             Some((r, ast::RedeclaredElement::Component(new_clause))) => {
-                if !self.check_replaceable(clause, decl, r.span) {
+                let same_type = self.same_declared_type((clause, scope), (new_clause, r.scope));
+                if !self.check_replaceable(clause, decl, r.span, same_type) {
                     return None;
                 }
                 let original = crate::layout::Original {

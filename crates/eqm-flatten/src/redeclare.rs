@@ -396,25 +396,48 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     "nothing inherited of this name",
                 )),
                 Some(original) => {
-                    self.check_replaceable(original.clause, original.decl, element.decl.name.span);
+                    let scope = |class| Scope { instance: None, class };
+                    let same_type = self.same_declared_type(
+                        (original.clause, scope(original.class)),
+                        (element.clause, scope(element.class)),
+                    );
+                    self.check_replaceable(original.clause, original.decl, element.decl.name.span, same_type);
                 }
             }
         }
     }
 
-    /// Reports E0221 when the declaration `decl` may not be redeclared (it is final, or not
-    /// replaceable); false then.
+    /// Whether two component declarations name the same type: a redeclaration that keeps the
+    /// type may change only array dimensions and variability, and needs no `replaceable`
+    /// (Modelica 7.3.5). A type name that does not resolve is reported where the declaration is
+    /// instantiated, not here.
+    pub(crate) fn same_declared_type(
+        &mut self,
+        (original, original_scope): (&'a ast::ComponentClause, Scope),
+        (new, new_scope): (&'a ast::ComponentClause, Scope),
+    ) -> bool {
+        let errors = self.diagnostics.len();
+        let a = self.component_type(original_scope, &original.type_name);
+        let b = self.component_type(new_scope, &new.type_name);
+        self.diagnostics.truncate(errors);
+        matches!((a, b), (Some(a), Some(b)) if a.target == b.target)
+    }
+
+    /// Reports E0221 when the declaration `decl` may not be redeclared (it is final or a
+    /// constant, or not replaceable while the redeclaration changes its type, which
+    /// `same_type` says it does not); false then.
     pub(crate) fn check_replaceable(
         &mut self,
         clause: &ast::ComponentClause,
         decl: &ast::ComponentDecl,
         at: Span,
+        same_type: bool,
     ) -> bool {
         let reason = if clause.is_final {
             "it is final"
         } else if clause.prefixes.variability == ast::Variability::Constant {
             "it is a constant"
-        } else if !clause.redeclarable.replaceable {
+        } else if !clause.redeclarable.replaceable && !same_type {
             "it is not replaceable"
         } else {
             return true;

@@ -193,6 +193,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(value) = overridden {
             let e = self.model.exprs.real(value);
             self.model.variables[id.0 as usize].binding = Some(e);
+        } else if let Some(binding) = &spec.modifier.binding
+            && !self.connections.counting
+            && !matches!(
+                spec.variability,
+                flat::Variability::Parameter | flat::Variability::Constant
+            )
+            && eqm_syntax::visit::expr_calls(binding.expr, "cardinality")
+        {
+            // `cardinality` counts the connects of the whole model: the binding, an equation,
+            // is evaluated once every connect is known. A parameter's is not: the model's
+            // structure may have been chosen by its value before then (E0310).
+            let late = (id, binding.clone(), spec.ty, Some(spec.variability));
+            self.connections.counting_bindings.push(late);
+            self.connections.connector_uses.get_or_insert_default();
         } else if let Some(binding) = &spec.modifier.binding {
             let diagnostics = self.diagnostics.len();
             match self.eval_binding(binding, spec.ty) {
@@ -381,6 +395,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.deferred_starts.push((id, binding.clone(), ty, None));
         }
         value
+    }
+
+    /// The bindings that call `cardinality`, once every connect is known.
+    pub(crate) fn finish_counting_bindings(&mut self) {
+        for (v, binding, ty, bound) in std::mem::take(&mut self.connections.counting_bindings) {
+            if let (Some(value), Some(variability)) = (self.eval_binding(&binding, ty), bound) {
+                self.bind_variable_to(v, variability, &binding, value);
+            }
+        }
     }
 
     /// The start values and bindings deferred since entry `from` of `deferred_starts` (they

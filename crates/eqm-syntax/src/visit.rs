@@ -37,6 +37,17 @@ pub fn equations_call(equations: &[Equation], name: &str) -> bool {
     equations_call_matching(equations, &|c| c.parts.len() == 1 && c.parts[0].name.name == name)
 }
 
+/// Whether `e` calls a function named `name` (a one-part name, such as a built-in operator).
+pub fn expr_calls(e: &Expr, name: &str) -> bool {
+    let mut found = false;
+    walk_expr(e, &mut |x| {
+        if let Found::Call(c) = x {
+            found |= c.parts.len() == 1 && c.parts[0].name.name == name;
+        }
+    });
+    found
+}
+
 /// Whether `equations` (nested ones included) call a function whose name `matches`.
 pub fn equations_call_matching(equations: &[Equation], matches: &dyn Fn(&ComponentRef) -> bool) -> bool {
     let mut found = false;

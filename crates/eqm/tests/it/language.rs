@@ -148,6 +148,7 @@ corpus!(
     string_arrays,
     multiple_root_equations,
     expandable_arrays,
+    redeclared_dimensions,
 );
 
 /// The corpus directory.
