@@ -428,8 +428,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut replaced = None;
         let (clause, decl, type_scope, original) = match redeclared.map(|r| (r, r.element)) {
             Some((r, ast::RedeclaredElement::Component(new_clause))) => {
-                let same_type = self.same_declared_type((clause, scope), (new_clause, r.scope));
-                if !self.check_replaceable(clause, decl, r.span, same_type) {
+                if !self.check_redeclarable((clause, decl, scope), (new_clause, r.scope), r.span) {
                     return None;
                 }
                 let original = crate::layout::Original {

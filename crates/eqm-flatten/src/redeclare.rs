@@ -397,21 +397,33 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 )),
                 Some(original) => {
                     let scope = |class| Scope { instance: None, class };
-                    let same_type = self.same_declared_type(
-                        (original.clause, scope(original.class)),
+                    self.check_redeclarable(
+                        (original.clause, original.decl, scope(original.class)),
                         (element.clause, scope(element.class)),
+                        element.decl.name.span,
                     );
-                    self.check_replaceable(original.clause, original.decl, element.decl.name.span, same_type);
                 }
             }
         }
+    }
+
+    /// Reports E0221 when the declaration `original` may not be redeclared by `new` at `at`
+    /// (see [`Self::check_replaceable`]); false then.
+    pub(crate) fn check_redeclarable(
+        &mut self,
+        (clause, decl, scope): (&'a ast::ComponentClause, &ast::ComponentDecl, Scope),
+        new: (&'a ast::ComponentClause, Scope),
+        at: Span,
+    ) -> bool {
+        let same_type = self.same_declared_type((clause, scope), new);
+        self.check_replaceable(clause, decl, at, same_type)
     }
 
     /// Whether two component declarations name the same type: a redeclaration that keeps the
     /// type may change only array dimensions and variability, and needs no `replaceable`
     /// (Modelica 7.3.5). A type name that does not resolve is reported where the declaration is
     /// instantiated, not here.
-    pub(crate) fn same_declared_type(
+    fn same_declared_type(
         &mut self,
         (original, original_scope): (&'a ast::ComponentClause, Scope),
         (new, new_scope): (&'a ast::ComponentClause, Scope),
@@ -426,7 +438,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Reports E0221 when the declaration `decl` may not be redeclared (it is final or a
     /// constant, or not replaceable while the redeclaration changes its type, which
     /// `same_type` says it does not); false then.
-    pub(crate) fn check_replaceable(
+    fn check_replaceable(
         &mut self,
         clause: &ast::ComponentClause,
         decl: &ast::ComponentDecl,

@@ -189,44 +189,51 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         self.model.variables[id.0 as usize].attributes = self.share_attributes(attributes);
+        self.bind_declared(id, spec.modifier, (spec.ty, spec.variability));
+        id
+    }
+
+    /// Gives the variable `id` just declared by `spec` its value: a `--param` override, else
+    /// its binding (evaluated now, or once the variable's member is complete when it reads the
+    /// variable itself, or once every connect is known when it calls `cardinality`).
+    fn bind_declared(
+        &mut self,
+        id: VarId,
+        modifier: &Modifier<'a>,
+        (ty, variability): (ScalarType, flat::Variability),
+    ) {
         let overridden = self.override_for(id);
         if let Some(value) = overridden {
             let e = self.model.exprs.real(value);
             self.model.variables[id.0 as usize].binding = Some(e);
-        } else if let Some(binding) = &spec.modifier.binding
+        } else if let Some(binding) = &modifier.binding
             && !self.connections.counting
-            && !matches!(
-                spec.variability,
-                flat::Variability::Parameter | flat::Variability::Constant
-            )
+            && !matches!(variability, flat::Variability::Parameter | flat::Variability::Constant)
             && eqm_syntax::visit::expr_calls(binding.expr, "cardinality")
         {
             // `cardinality` counts the connects of the whole model: the binding, an equation,
             // is evaluated once every connect is known. A parameter's is not: the model's
             // structure may have been chosen by its value before then (E0310).
-            let late = (id, binding.clone(), spec.ty, Some(spec.variability));
+            let late = (id, binding.clone(), ty, Some(variability));
             self.connections.counting_bindings.push(late);
             self.connections.connector_uses.get_or_insert_default();
-        } else if let Some(binding) = &spec.modifier.binding {
+        } else if let Some(binding) = &modifier.binding {
             let diagnostics = self.diagnostics.len();
-            match self.eval_binding(binding, spec.ty) {
-                Some(value) => self.bind_variable_to(id, spec.variability, binding, value),
+            match self.eval_binding(binding, ty) {
+                Some(value) => self.bind_variable_to(id, variability, binding, value),
                 // The binding of a variable that is not a parameter is an equation, which may
                 // read the variable itself (`Real x = f(x)`): it waits until the variable's
                 // member is complete.
-                None if !matches!(
-                    spec.variability,
-                    flat::Variability::Parameter | flat::Variability::Constant
-                ) && self.only_cycles_since(diagnostics) =>
+                None if !matches!(variability, flat::Variability::Parameter | flat::Variability::Constant)
+                    && self.only_cycles_since(diagnostics) =>
                 {
                     self.diagnostics.truncate(diagnostics);
-                    let deferred = (id, binding.clone(), spec.ty, Some(spec.variability));
+                    let deferred = (id, binding.clone(), ty, Some(variability));
                     self.deferred_starts.push(deferred);
                 }
                 None => {}
             }
         }
-        id
     }
 
     /// [`Self::bind_variable`] for the value of `binding`.
