@@ -41,13 +41,13 @@ def test_an_exported_fmu_runs_in_fmpy_as_the_model_runs_here(tmp_path, runtime):
 
 def test_a_model_that_cannot_be_exported_is_a_model_error(tmp_path, runtime):
     model = eqm.load(
-        "model Transported\n  Real x(start = 0, fixed = true);\n  Real out0;\n  Real out1;\nequation\n"
-        "  der(x) = 1;\n  (out0, out1) = spatialDistribution(1 + time, 0, x, true, {0.0, 1.0}, {1, 2});\n"
-        "end Transported;\n"
+        "model Clutch\n  Real v1(start = 0, fixed = true);\n  Real v2(start = 0);\n  Real f;\n"
+        "  Boolean locked = time < 1;\nequation\n  der(v1) = 1 - f;\n  der(v2) = f;\n"
+        "  if locked then\n    v1 = v2;\n  else\n    f = 0;\n  end if;\nend Clutch;\n"
     ).model()
     with pytest.raises(eqm.ModelError) as error:
         model.export_fmu(tmp_path / "d.fmu", kind="me")
-    assert "E0901" in str(error.value)
+    assert "E0902" in str(error.value)
     assert not (tmp_path / "d.fmu").exists()
     with pytest.raises(ValueError):
         model.export_fmu(tmp_path / "d.fmu", fmi=4)

@@ -253,6 +253,11 @@ impl<'p> Instance<'p> {
         }
     }
 
+    /// Whether the model has `spatialDistribution` profiles.
+    pub fn has_spatials(&self) -> bool {
+        self.spatials.is_some()
+    }
+
     /// Whether the model has delay lines or `spatialDistribution` profiles (the run records
     /// their history at accepted points).
     pub fn has_delays(&self) -> bool {

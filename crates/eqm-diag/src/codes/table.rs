@@ -760,12 +760,6 @@ pub static CODES: &[CodeInfo] = &[
         "A model with external objects can be analysed only at its start time: their functions keep state that only the run's events advance",
     ),
     code(
-        "E0901",
-        Error,
-        Export,
-        "A model that cannot be exported for Model Exchange: its `spatialDistribution` moves its profile with the steps of EQM's own solver (export it for Co-Simulation)",
-    ),
-    code(
         "E0902",
         Error,
         Export,

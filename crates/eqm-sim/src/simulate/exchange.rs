@@ -15,8 +15,10 @@
 //! stops where the sliding ends. The history of each `delay` is recorded at the points
 //! the caller reports (each accepted step, both sides of each event) and read between them by
 //! the cubic through the nearest records, beyond the last one extrapolated; a delayed jump is a
-//! time event the caller is told of. It deliberately integrates nothing and runs no
-//! `spatialDistribution`, whose profile moves with the steps of EQM's own solver.
+//! time event the caller is told of. The profiles of `spatialDistribution` move at the same
+//! records, and between them the outputs read the last record's profile moved by the change of
+//! its `x`; records come at least as often as each profile's step bound asks (a time event the
+//! caller is told of, as for the delays). It deliberately integrates nothing.
 
 use super::directional::{Known, Point, directional};
 use super::point::PointValues;
@@ -66,11 +68,6 @@ impl<'p> Exchange<'p> {
         options: &RunOptions,
         native: Option<Arc<NativeCode>>,
     ) -> Result<Exchange<'p>, SimError> {
-        if !program.events().spatials.is_empty() {
-            return Err(SimError::Settings(
-                "a model with `spatialDistribution` moves its profiles with the steps of EQM's own solver, which a caller that integrates it does not take".into(),
-            ));
-        }
         let Prepared {
             mut model, rows, x0, ..
         } = prepare_run(program, init, options, native)?;

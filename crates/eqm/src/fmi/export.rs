@@ -5,12 +5,11 @@
 //! Input: the [`Session`] that compiled the model, the [`Model`], the [`ExportOptions`] a user
 //! chose, the bytes of the runtime library and this machine's platform. Output: the FMU's
 //! bytes and its model identifier, or the diagnostic of why the model cannot be exported
-//! (`E0901`, `E0902`). Every front end (the command line, Python) calls [`export`]: it reads
+//! (`E0902`). Every front end (the command line, Python) calls [`export`]: it reads
 //! the runtime and writes the file, and decides nothing else. Nothing here reads files.
 
 use crate::fmi::{
-    Capabilities, DescriptionOptions, FmiKind, FmiVersion, Kinds, fmu_archive, model_description, platform_dir,
-    resources_of,
+    Capabilities, DescriptionOptions, FmiVersion, Kinds, fmu_archive, model_description, platform_dir, resources_of,
 };
 use crate::{Diagnostic, Model, Session};
 
@@ -69,10 +68,9 @@ pub fn capabilities_of(model: &Model) -> Capabilities {
     }
 }
 
-/// Whether `model` can be exported as `kind`: `E0901` for Model Exchange of a model whose
-/// `spatialDistribution` moves its profile with the steps of EQM's own solver, `E0902` for a
-/// variable-structure model (either kind).
-pub fn supported(model: &Model, kind: FmiKind) -> Result<(), Diagnostic> {
+/// Whether `model` can be exported as an FMU (of either kind): `E0902` for a variable-structure
+/// model.
+pub fn supported(model: &Model) -> Result<(), Diagnostic> {
     if model.variable_structure().is_some() {
         return Err(Diagnostic::error(
             "E0902",
@@ -81,16 +79,6 @@ pub fn supported(model: &Model, kind: FmiKind) -> Result<(), Diagnostic> {
             "this model's equations change at events",
         )
         .with_note("an FMU's runtime compiles one program of the model; the modes of a variable-structure model are not exported yet"));
-    }
-    let moving_profiles = !model.program().events().spatials.is_empty();
-    if kind == FmiKind::ModelExchange && moving_profiles {
-        return Err(Diagnostic::error(
-            "E0901",
-            format!("`{}` cannot be exported for Model Exchange: its `spatialDistribution` moves with the steps of EQM's own solver", model.name()),
-            model.program().model_span(),
-            "this model",
-        )
-        .with_help("export it for Co-Simulation (`--kind cs`), where EQM's own solver takes the steps"));
     }
     Ok(())
 }
@@ -104,13 +92,7 @@ pub fn export(
     runtime: &[u8],
     platform: &str,
 ) -> Result<Exported, Diagnostic> {
-    let kinds = [
-        (options.kinds.me, FmiKind::ModelExchange),
-        (options.kinds.cs, FmiKind::CoSimulation),
-    ];
-    for (_, kind) in kinds.iter().filter(|(on, _)| *on) {
-        supported(model, *kind)?;
-    }
+    supported(model)?;
     let identifier = model_identifier(model.name());
     let description = model_description(
         model,

@@ -319,11 +319,9 @@ fn descriptions_are_deterministic_and_the_token_is_the_content_hash() {
 }
 
 #[test]
-fn both_kinds_are_supported_but_not_a_moving_profile_in_model_exchange_nor_variable_structure() {
-    use fmi::FmiKind::{CoSimulation, ModelExchange};
+fn every_model_is_supported_but_a_variable_structure_one() {
     let ball = compile("BouncingBall.eqm");
-    assert!(fmi::supported(&ball, CoSimulation).is_ok());
-    assert!(fmi::supported(&ball, ModelExchange).is_ok());
+    assert!(fmi::supported(&ball).is_ok());
     // A delay's history is recorded at the importer's points: both kinds.
     let delayed = super::compile(
         "model Delayed
@@ -332,9 +330,8 @@ equation
   der(x) = -delay(x, 0.5);
 end Delayed;",
     );
-    assert!(fmi::supported(&delayed, CoSimulation).is_ok());
-    assert!(fmi::supported(&delayed, ModelExchange).is_ok());
-    // A profile of `spatialDistribution` moves with EQM's own steps: Co-Simulation only.
+    assert!(fmi::supported(&delayed).is_ok());
+    // A profile of `spatialDistribution` moves at the points the caller reports.
     let transported = super::compile(
         "model Transported
   Real x(start = 0, fixed = true);
@@ -345,8 +342,7 @@ equation
   (out0, out1) = spatialDistribution(1 + time, 0, x, true, {0.0, 1.0}, {1, 2});
 end Transported;",
     );
-    assert!(fmi::supported(&transported, CoSimulation).is_ok());
-    assert_eq!(fmi::supported(&transported, ModelExchange).unwrap_err().code, "E0901");
+    assert!(fmi::supported(&transported).is_ok());
     // A clutch whose equations change with `locked` is a variable-structure model.
     let clutch = super::compile(
         "model Clutch
@@ -366,7 +362,7 @@ end Clutch;
 ",
     );
     assert!(clutch.variable_structure().is_some());
-    assert_eq!(fmi::supported(&clutch, CoSimulation).unwrap_err().code, "E0902");
+    assert_eq!(fmi::supported(&clutch).unwrap_err().code, "E0902");
 }
 
 #[test]
@@ -548,7 +544,7 @@ fn every_example_exports_a_valid_description() {
         let model = session
             .compile(None, &ModelOptions::default())
             .unwrap_or_else(|| panic!("{file}: {}", session.render_diagnostics(false)));
-        if fmi::supported(&model, fmi::FmiKind::CoSimulation).is_err() {
+        if fmi::supported(&model).is_err() {
             continue;
         }
         exported += 1;

@@ -109,12 +109,15 @@ impl Resumable {
             .iter()
             .map(|&(b, _)| b)
             .find(|&b| model.ode.instance.delays_jump_at(b));
-        let record = model
-            .ode
-            .instance
-            .delay_step_bound()
-            .map(|bound| t + bound / CALLER_RECORDS_PER_DELAY)
-            .filter(|&at| at < self.run.t_end);
+        let record = match model.ode.instance.delay_step_bound() {
+            Some(bound) => Some(t + bound / CALLER_RECORDS_PER_DELAY),
+            // A profile of `spatialDistribution` gives a bound once its `x` moved between two
+            // records: until then a record soon measures how fast it moves (without one, a
+            // caller that meets no event would report its steps only).
+            None if model.ode.instance.has_spatials() => Some(t + (self.run.t_end - t) / CALLER_PROFILE_RECORDS),
+            None => None,
+        }
+        .filter(|&at| at < self.run.t_end);
         [sample, delayed_jump, record].into_iter().flatten().reduce(f64::min)
     }
 }
@@ -157,3 +160,8 @@ fn decide_crossed_sides(
 /// a sixteenth of the delay apart follows a solution that changes on the scale of the delay to
 /// the accuracy of the importer's own integration (the delayed logistic equation within 4e-5).
 pub const CALLER_RECORDS_PER_DELAY: f64 = 16.0;
+
+/// Into how many parts a record of a `spatialDistribution` profile that has no step bound yet
+/// (its `x` has not moved between two records) divides the rest of a caller's run: the first
+/// record after the start, and any after a time when `x` stood still, come this soon.
+pub const CALLER_PROFILE_RECORDS: f64 = 500.0;
