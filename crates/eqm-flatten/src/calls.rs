@@ -164,6 +164,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if name == "spatialDistribution" && !function.global {
             return self.spatial_distribution_as_value(e.span);
         }
+        if name.starts_with("Modelica.") && self.modelica_is_embedded() {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0204",
+                    format!("`{name}` is part of the Modelica Standard Library but not of EQM's library"),
+                    function.span,
+                    "no function with this name in EQM's package `Modelica`",
+                )
+                .with_help("docs/library.md lists the Modelica Standard Library functions that EQM provides; with the library installed, `--library` reads it"),
+            );
+            return None;
+        }
         let mut d = Diagnostic::error(
             "E0204",
             format!("unknown function `{name}`"),

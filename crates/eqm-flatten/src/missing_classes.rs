@@ -141,7 +141,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Whether the package `Modelica` is EQM's embedded one, not one read from a library
     /// directory (whose file has a path; the embedded files' names start with `<`).
-    fn modelica_is_embedded(&self) -> bool {
+    pub(crate) fn modelica_is_embedded(&self) -> bool {
         let Some(modelica) = self.table.roots.get("Modelica") else {
             return true;
         };

@@ -149,6 +149,7 @@ corpus!(
     multiple_root_equations,
     expandable_arrays,
     redeclared_dimensions,
+    vector_functions,
 );
 
 /// The corpus directory.
