@@ -130,6 +130,8 @@ builtins! {
     Sinh = "sinh", 1..=1, Math, Eval::Unary(f64::sinh), D::Rule(d_sinh);
     Cosh = "cosh", 1..=1, Math, Eval::Unary(f64::cosh), D::Rule(d_cosh);
     Tanh = "tanh", 1..=1, Math, Eval::Unary(f64::tanh), D::Rule(d_tanh);
+    Erf = "erf", 1..=1, Math, Eval::Unary(libm::erf), D::Rule(d_erf);
+    Erfc = "erfc", 1..=1, Math, Eval::Unary(libm::erfc), D::Rule(d_erfc);
     Min = "min", 1..=2, EventMath, Eval::Binary(min), D::Rule(d_min);
     Max = "max", 1..=2, EventMath, Eval::Binary(max), D::Rule(d_max);
     Floor = "floor", 1..=1, EventMath, Eval::Unary(f64::floor), D::Zero;
@@ -342,6 +344,29 @@ fn d_tanh(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<Exp
         let sq = bin(ar, BinOp::Pow, t, two);
         bin(ar, BinOp::Sub, one, sq)
     })
+}
+
+/// `erf(x)' = 2/sqrt(pi) exp(-x^2)`.
+fn d_erf(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    chain1(arena, a, d, gaussian_slope)
+}
+
+/// `erfc(x)' = -2/sqrt(pi) exp(-x^2)`.
+fn d_erfc(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    chain1(arena, a, d, |ar, x| {
+        let slope = gaussian_slope(ar, x);
+        ar.unary(UnOp::Neg, slope)
+    })
+}
+
+/// `2/sqrt(pi) exp(-x^2)`, the slope of `erf` at `x`.
+fn gaussian_slope(ar: &mut dyn ExprBuilder, x: ExprId) -> ExprId {
+    let factor = ar.real(std::f64::consts::FRAC_2_SQRT_PI);
+    let two = ar.int(2);
+    let square = bin(ar, BinOp::Pow, x, two);
+    let negated = ar.unary(UnOp::Neg, square);
+    let e = call1(ar, Builtin::Exp, negated);
+    bin(ar, BinOp::Mul, factor, e)
 }
 
 /// `min`/`max` differentiate branch-wise with the same comparison as [`min`]/[`max`], so the

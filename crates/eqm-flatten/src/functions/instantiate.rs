@@ -798,6 +798,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ("sinh", [_]) => B::Sinh,
             ("cosh", [_]) => B::Cosh,
             ("tanh", [_]) => B::Tanh,
+            ("erf", [_]) => B::Erf,
+            ("erfc", [_]) => B::Erfc,
             ("exp", [_]) => B::Exp,
             ("log", [_]) => B::Log,
             ("log10", [_]) => B::Log10,

@@ -99,7 +99,7 @@ type RealFunction = fn(f64) -> f64;
 
 #[test]
 fn built_in_functions_are_rusts_f64_functions() {
-    let unary: [(Builtin, RealFunction); 14] = [
+    let unary: [(Builtin, RealFunction); 16] = [
         (Builtin::Sin, f64::sin),
         (Builtin::Cos, f64::cos),
         (Builtin::Tan, f64::tan),
@@ -109,6 +109,8 @@ fn built_in_functions_are_rusts_f64_functions() {
         (Builtin::Sinh, f64::sinh),
         (Builtin::Cosh, f64::cosh),
         (Builtin::Tanh, f64::tanh),
+        (Builtin::Erf, libm::erf),
+        (Builtin::Erfc, libm::erfc),
         (Builtin::Exp, f64::exp),
         (Builtin::Log, f64::ln),
         (Builtin::Log10, f64::log10),

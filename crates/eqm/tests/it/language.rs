@@ -150,6 +150,8 @@ corpus!(
     expandable_arrays,
     redeclared_dimensions,
     vector_functions,
+    unit_conversions,
+    error_function,
 );
 
 /// The corpus directory.
