@@ -152,6 +152,7 @@ corpus!(
     vector_functions,
     unit_conversions,
     error_function,
+    variable_delay_block,
 );
 
 /// The corpus directory.
