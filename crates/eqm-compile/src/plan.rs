@@ -460,7 +460,36 @@ fn singular<S>(
             format!("`{}` declared here", unknown_name(dae, unknowns[v.index()])),
         );
     }
+    let outer = outer_connectors(&dae.flat, vars.iter().map(|v| var_of(unknowns[v.index()])));
+    if !outer.is_empty() {
+        d = d.with_note(format!(
+            "{} {} of the model itself: it is a component, which a model connects to others; on its own nothing outside it acts through {}. Checking a package without a model name judges each component by its balance alone",
+            outer.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+            if outer.len() == 1 { "is a connector" } else { "are connectors" },
+            if outer.len() == 1 { "it" } else { "them" }
+        ));
+    }
     d
+}
+
+/// The connectors of the model itself (not of its components) that hold any of `vars`, by
+/// name in the order first met.
+fn outer_connectors(flat: &eqm_ir::flat::FlatModel, vars: impl Iterator<Item = VarId>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for var in vars {
+        let mut instance = Some(flat.var(var).instance);
+        while let Some(i) = instance {
+            let node = &flat.instances[i.0 as usize];
+            if node.is_connector && node.parent == Some(eqm_ir::flat::InstanceId(0)) {
+                if !names.contains(&node.name) {
+                    names.push(node.name.clone());
+                }
+                break;
+            }
+            instance = node.parent;
+        }
+    }
+    names
 }
 
 fn var_of(u: Unknown) -> VarId {

@@ -160,6 +160,31 @@ fn structurally_singular_systems_are_reported_with_the_equations() {
     );
 }
 
+/// A component checked as a model (its pins connected to nothing outside) is singular, and the
+/// diagnostic names its own connectors and says it is a component; a model whose singular
+/// variables belong to its components' connectors gets no such note.
+#[test]
+fn a_singular_component_is_told_to_be_one() {
+    let pin = "connector Pin\n  Real v;\n  flow Real i;\nend Pin;\n";
+    let resistor = "model Resistor\n  parameter Real R = 1;\n  Pin p, n;\nequation\n  p.v - n.v = R*p.i;\n  p.i + n.i = 0;\nend Resistor;\n";
+    let err = failure("resistor.eqm", &format!("{pin}{resistor}"));
+    assert!(err.contains("E0501"), "{err}");
+    assert!(err.contains("`p`, `n` are connectors of the model itself"), "{err}");
+    // A resistor whose pins nothing connects, inside a model: its pins' flows are zero, and
+    // the singularity is the model's own, not that of a component checked alone.
+    let open = format!("{pin}{resistor}model Open\n  Resistor r;\n  Real x = 1;\nend Open;\n");
+    let mut sources = Sources::new();
+    sources.add_embedded_stdlib();
+    sources.add_file("open.eqm", &open);
+    assert!(
+        sources
+            .analyze(Some("Open"), &eqm_flatten::Options::default(), false)
+            .is_none()
+    );
+    let err = sources.render_diagnostics(false);
+    assert!(err.contains("E0501") && !err.contains("of the model itself"), "{err}");
+}
+
 /// A structurally singular model whose unmatched rows include an algorithm section's (one row
 /// per output, numbered after the equations) names the section once, at its span.
 #[test]
