@@ -4,10 +4,10 @@
 //!
 //! Input: a [`Run`] and the caller's points `(t, x)`. Output: the event iteration there (with
 //! sliding begun where the fields on both sides of a surface push back, and ended where the
-//! caller's indicator of its coefficient crossed zero), the delayed expressions' history
-//! recorded at the caller's accepted points and on both sides of each event, and the next time
-//! event: a sample, a breaking point where a delayed value jumps (a delayed discrete signal),
-//! or a record due, which the caller must stop at. It deliberately takes no step: where the
+//! caller's indicator of its coefficient crossed zero), the delayed expressions' history and
+//! the profiles of `spatialDistribution` recorded at the caller's accepted points and on both
+//! sides of each event, and the next time event: a sample, a breaking point where a delayed
+//! value jumps (a delayed discrete signal), or a record due, which the caller must stop at. It deliberately takes no step: where the
 //! caller's integrator goes is the caller's.
 
 use super::{HybridError, HybridModel, HybridOutcome, Resumable, decide_sliding, end_sliding, no_rows};
