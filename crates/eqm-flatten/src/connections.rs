@@ -74,7 +74,7 @@ pub(crate) struct ConnectionState<'a> {
     pub(crate) counting_equations: Vec<LateEquation<'a>>,
     /// The bindings calling `cardinality` (`Integer n = cardinality(c)`): the variable, its
     /// binding, type and variability, evaluated just before those equations.
-    pub(crate) counting_bindings: Vec<crate::variables::LateBinding<'a>>,
+    pub(crate) counting_bindings: Vec<crate::modifier::LateBinding<'a>>,
     /// Set while they are flattened: only then is `cardinality` known, and a `connect` wrong.
     pub(crate) counting: bool,
     /// The connects written in the model's own class (and its base classes), kept only when a

@@ -171,7 +171,7 @@ pub(crate) struct Flattener<'t, 'a> {
     /// 2})`), and bindings of variables that read the variable itself (`Real x = f(x)`, an
     /// equation), evaluated once its member is complete (see `Self::ensure_member_at`): for a
     /// binding, with the variable's variability.
-    pub(crate) deferred_starts: Vec<crate::variables::LateBinding<'a>>,
+    pub(crate) deferred_starts: Vec<crate::modifier::LateBinding<'a>>,
     /// The literal names of each variable of an enumeration type, for `String(v)`.
     pub(crate) enumeration_names: eqm_ir::expr::FxHashMap<eqm_ir::expr::VarId, std::sync::Arc<[String]>>,
     /// The inner elements added for outer elements without one, by name (see `inner_outer`).

@@ -382,3 +382,12 @@ impl<'a> Modifier<'a> {
         }
     }
 }
+
+/// A binding or start value evaluated later than its variable is made: the variable, the
+/// binding, its type, and for a binding the variable's variability (`None` for a start value).
+pub(crate) type LateBinding<'a> = (
+    eqm_ir::expr::VarId,
+    Binding<'a>,
+    eqm_ir::flat::ScalarType,
+    Option<eqm_ir::flat::Variability>,
+);

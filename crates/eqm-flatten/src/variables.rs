@@ -670,10 +670,6 @@ pub(crate) struct VarSpec<'m, 'a> {
     pub(crate) span: Span,
 }
 
-/// A binding or start value evaluated later than its variable is made: the variable, the
-/// binding, its type, and for a binding the variable's variability (`None` for a start value).
-pub(crate) type LateBinding<'a> = (VarId, modifier::Binding<'a>, ScalarType, Option<flat::Variability>);
-
 /// The part of `value` that the array element indices `select` (outermost first) pick, or the
 /// index that is out of bounds. A scalar, a String or a record applies to every element, so the
 /// indices past an array's dimensions pick nothing more. An array's part is found by its offset,
