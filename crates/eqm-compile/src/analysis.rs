@@ -170,6 +170,7 @@ pub fn analyze(
     // The simulation runs the actual expressions of `homotopy`; the initialization, the blend.
     let blended = crate::homotopy::split(&mut dae);
     let plan = timings.time("structural", || crate::plan::analyze(&mut dae))?;
+    crate::discrete_values::check(&dae, &plan)?;
     // The initialization may share the simulation system unless another form (the embedding
     // form, with other states) may be simulated.
     let shared = embedding.is_none();

@@ -5,7 +5,8 @@
 //! The passes run in this order: DAE lowering ([`dae`]),
 //! start values that read other variables' start values rewritten ([`starts`]), alias
 //! elimination ([`alias`]), index reduction ([`index`]), event extraction ([`events`]),
-//! causalisation ([`plan`]), `homotopy` split into the simulation's actual expressions and the
+//! causalisation ([`plan`]) with the check that no Integer variable is solved from a Real
+//! equation (`discrete_values`), `homotopy` split into the simulation's actual expressions and the
 //! initialization's continuation ([`homotopy`]), the initialization problem ([`init`]), the executable program
 //! ([`exec`]) and, on demand, its symbolic Jacobian ([`jacobian`]). The structure graph these
 //! passes share (the unknowns, the rows of each equation, the bipartite graph) is in
@@ -22,6 +23,7 @@ mod algorithm_equations;
 pub mod alias;
 pub mod analysis;
 pub mod dae;
+mod discrete_values;
 mod edges;
 pub mod events;
 pub mod exec;

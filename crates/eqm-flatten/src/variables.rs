@@ -566,7 +566,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if !types_compatible(ty, t) {
                     self.diagnostics.push(Diagnostic::error(
                         "E0306",
-                        format!("a {} value cannot bind a {} variable", type_name(t), type_name(ty)),
+                        format!(
+                            "{} value cannot bind {} variable",
+                            with_article(type_name(t)),
+                            with_article(type_name(ty))
+                        ),
                         binding.expr.span,
                         format!("this is {}", type_name(t)),
                     ));
@@ -581,7 +585,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Value::Str(_) => {
                 self.diagnostics.push(Diagnostic::error(
                     "E0306",
-                    format!("a String value cannot bind a {} variable", type_name(ty)),
+                    format!("a String value cannot bind {} variable", with_article(type_name(ty))),
                     binding.expr.span,
                     "this is a String",
                 ));
@@ -599,7 +603,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Value::Record(_) | Value::Records(..) => {
                 self.diagnostics.push(Diagnostic::error(
                     "E0306",
-                    format!("a record value cannot bind a {} variable", type_name(ty)),
+                    format!("a record value cannot bind {} variable", with_article(type_name(ty))),
                     binding.expr.span,
                     "a record",
                 ));
@@ -713,4 +717,14 @@ pub(crate) fn evaluate_annotation(annotation: &ast::Annotation) -> bool {
                 .and_then(|m| m.binding.as_ref())
                 .is_some_and(|e| matches!(e.kind, ast::ExprKind::Bool(true)))
     })
+}
+
+/// A type's name after the indefinite article it takes (`a Real`, `an Integer`).
+fn with_article(name: &str) -> String {
+    let article = if name.starts_with(['A', 'E', 'I', 'O', 'U']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {name}")
 }

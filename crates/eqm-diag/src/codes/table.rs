@@ -615,6 +615,12 @@ pub static CODES: &[CodeInfo] = &[
         "The embedding form of a high-index model (asked for with `--index-reduction embedding`) cannot be initialized: its initialization, the dummy-derivative form's, reads a relation that no relation of the embedding form sets",
     ),
     code(
+        "E0611",
+        Error,
+        CodeGeneration,
+        "An Integer variable is computed from an equation that equates it with a Real value (`k = r` with `r` Real, `k = time`, `k = 1.5`): such an equation is a Real equation and cannot determine an Integer",
+    ),
+    code(
         "E0699",
         Error,
         CodeGeneration,
