@@ -13,7 +13,7 @@ use crate::layout::Target;
 use crate::modifier::Scope;
 use crate::resolve::ClassId;
 use eqm_diag::source::Span;
-use eqm_ir::expr::{FxHashMap, VarId};
+use eqm_ir::expr::{FxHashMap, FxHashSet, VarId};
 use eqm_ir::flat::{InstanceId, ScalarType};
 use eqm_syntax::ast;
 
@@ -105,6 +105,10 @@ pub(crate) struct ExpandableState {
     /// Every instance of an expandable connector class, in the order they were made.
     pub(crate) instances: Vec<InstanceId>,
     pub(crate) connects: Vec<BusConnect>,
+    /// The members declared with a size `:` and no binding (`Real x[:];`), by their expandable
+    /// connector instance and name: left out like a member no declaration has, so that a connect
+    /// gives them their size (MLS 9.1.3).
+    pub(crate) unsized_members: FxHashSet<(InstanceId, String)>,
 }
 
 /// A place in an expandable connector: the outermost expandable connector holding it and the

@@ -353,7 +353,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let class = self.function_class(function, scope)?.class;
         let (clause, part) = self
             .function_components(class)
-            .find(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Output)
+            .find(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Output)
             .map(|(clause, _, part)| (clause, part))?;
         self.declared_enumeration(&clause.type_name, part)
     }

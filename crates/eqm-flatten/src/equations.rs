@@ -267,7 +267,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         for part in &c.parts {
             match self.ensure_member(current, &part.name.name) {
-                Some(crate::layout::Member::Absent) => return true,
+                Some(crate::layout::Member::Absent) => return !self.is_unsized_member(current, &part.name.name),
                 Some(crate::layout::Member::Inst(i)) => current = i,
                 _ => return false,
             }

@@ -78,6 +78,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.table.get(class).def.kind == ast::ClassKind::ExpandableConnector
     }
 
+    /// Whether a member declared with `dims_from` in `instance` takes its size from the connects:
+    /// `instance` is an expandable connector, the declaration has a size `:` and nothing binds
+    /// it (MLS 9.1.3, `Real x[:];` in a bus).
+    pub(crate) fn sized_by_connects(
+        &self,
+        instance: InstanceId,
+        dims_from: (&ast::ComponentClause, &ast::ComponentDecl, Scope),
+        modifier: &crate::modifier::Modifier<'_>,
+    ) -> bool {
+        let (clause, decl, _) = dims_from;
+        let colon = |s: &ast::Subscript| matches!(s, ast::Subscript::Colon(_));
+        self.is_expandable(instance)
+            && modifier.binding.is_none()
+            && (decl.dims.iter().any(colon) || clause.type_dims.iter().any(colon))
+    }
+
+    /// Whether `name` in expandable connector `instance` is a member a connect sizes
+    /// ([`Self::sized_by_connects`]), which connects treat as a member no declaration has.
+    pub(crate) fn is_unsized_member(&self, instance: InstanceId, name: &str) -> bool {
+        !self.expandable.unsized_members.is_empty()
+            && self.expandable.unsized_members.contains(&(instance, name.to_string()))
+    }
+
     /// The outermost expandable connector that holds `instance` (or is it), through connectors
     /// only.
     fn expandable_root(&self, instance: InstanceId) -> Option<InstanceId> {
@@ -262,7 +285,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut instance = scope.instance?;
         for (k, part) in c.parts.iter().enumerate() {
             let state = &self.instances[instance.0 as usize];
-            if k > 0 && self.is_expandable(instance) && state.layout.index(&part.name.name).is_none() {
+            if k > 0
+                && self.is_expandable(instance)
+                && (state.layout.index(&part.name.name).is_none() || self.is_unsized_member(instance, &part.name.name))
+            {
                 let root = self.expandable_root(instance)?;
                 let mut path = if root == instance {
                     String::new()

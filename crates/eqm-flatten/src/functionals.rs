@@ -470,7 +470,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn check_lambda_value(&mut self, value: &Value, formal: ClassId, span: Span) -> Option<()> {
         let Some((clause, decl, part)) = self
             .function_components(formal)
-            .find(|(clause, ..)| clause.prefixes.causality == ast::Causality::Output)
+            .find(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Output)
         else {
             return Some(());
         };

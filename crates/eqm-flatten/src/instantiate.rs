@@ -304,6 +304,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None => return Member::Failed,
             }
         }
+        if self.sized_by_connects(instance, dims_from, &modifier) {
+            let name = decl.name.name.clone();
+            self.expandable.unsized_members.insert((instance, name));
+            return Member::Absent;
+        }
         let Some(dims) = self.element_dims(dims_from, decl, &resolved, &modifier) else {
             return Member::Failed;
         };

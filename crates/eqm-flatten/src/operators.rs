@@ -122,7 +122,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn typed_inputs(&mut self, f: ClassId) -> Option<Vec<(&'a str, ArgType, bool, Option<ClassId>)>> {
         let components: Vec<_> = self
             .function_components(f)
-            .filter(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Input)
+            .filter(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Input)
             .collect();
         let mut inputs = Vec::with_capacity(components.len());
         for (clause, decl, part) in components {

@@ -79,7 +79,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let declared = self
             .function_components(f)
-            .find(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Output);
+            .find(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Output);
         if let Some((clause, _, part)) = declared
             && let Ok(TypeRef::Class(class)) = self.table.lookup(part, &clause.type_name)
         {

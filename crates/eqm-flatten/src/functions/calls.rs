@@ -382,7 +382,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // A function with errors in its `extends` is reported when it is instantiated.
         let _ = self.function_parts(class, 0, Modifier::default(), &mut parts);
         let mut defaults: Vec<(String, Option<String>)> = Vec::new();
-        for (_, sections, modifier) in &parts {
+        for (part, sections, modifier) in &parts {
             let clauses = sections
                 .iter()
                 .flat_map(|s| match s {
@@ -390,7 +390,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     _ => &[],
                 })
                 .filter_map(|e| match e {
-                    ast::Element::Component(clause) if clause.prefixes.causality == ast::Causality::Input => {
+                    ast::Element::Component(clause)
+                        if self.declared_causality(clause, *part) == ast::Causality::Input =>
+                    {
                         Some(clause)
                     }
                     _ => None,
@@ -482,7 +484,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn open_input_default_dims(&mut self, class: ClassId, k: usize) -> Option<Vec<usize>> {
         let (_, decl, part) = self
             .function_components(class)
-            .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
+            .filter(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Input)
             .nth(k)?;
         let default = decl.modification.as_ref().and_then(|m| m.binding.as_ref())?;
         self.default_now(default, part).map(|v| v.dims().to_vec())

@@ -174,10 +174,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     for element in elements {
                         match element {
                             ast::Element::Component(clause) => {
+                                let causality = self.declared_causality(clause, part);
                                 if *visibility == ast::Visibility::Public {
-                                    self.check_public_function_variable(clause);
+                                    self.check_public_function_variable(clause, causality);
                                 }
-                                let group = match clause.prefixes.causality {
+                                let group = match causality {
                                     ast::Causality::Input => 0,
                                     ast::Causality::Output => 1,
                                     ast::Causality::None => 2,
@@ -237,10 +238,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// A public variable of a function is an input or an output (MLS 12.2): E0217 otherwise.
     /// A constant is left alone.
-    fn check_public_function_variable(&mut self, clause: &ast::ComponentClause) {
-        if clause.prefixes.causality != ast::Causality::None
-            || clause.prefixes.variability == ast::Variability::Constant
-        {
+    fn check_public_function_variable(&mut self, clause: &ast::ComponentClause, causality: ast::Causality) {
+        if causality != ast::Causality::None || clause.prefixes.variability == ast::Variability::Constant {
             return;
         }
         for decl in &clause.components {

@@ -18,6 +18,9 @@ use eqm_syntax::ast;
 
 /// An Integer input that sizes variables of its function: its position among the inputs, its
 /// name and its default with the class that declares it.
+/// How many short class definitions [`Flattener::declared_causality`] follows at most.
+const MAX_SHORT_CHAIN: usize = 64;
+
 pub(super) type SizeInput<'a> = (usize, &'a str, Option<(&'a ast::Expr, ClassId)>);
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -93,9 +96,33 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The names of a function's outputs, in order.
     pub(crate) fn output_names(&self, class: ClassId) -> Vec<&'a str> {
         self.function_components(class)
-            .filter(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Output)
+            .filter(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Output)
             .map(|(_, decl, _)| decl.name.name.as_str())
             .collect()
+    }
+
+    /// The causality of a function variable declared with `clause` in `part`: its own prefix, or
+    /// else the one a short class definition of its type gives (`type InArgument = input Real;`
+    /// makes `InArgument u;` an input, MLS 4.5.1). Bounded like the nesting of classes, so a
+    /// cycle of short definitions (reported where the type is resolved) ends here too.
+    pub(crate) fn declared_causality(&self, clause: &ast::ComponentClause, part: ClassId) -> ast::Causality {
+        let mut causality = clause.prefixes.causality;
+        let (mut scope, mut name) = (part, &clause.type_name);
+        for _ in 0..MAX_SHORT_CHAIN {
+            if causality != ast::Causality::None {
+                break;
+            }
+            let Ok(TypeRef::Class(c)) = self.table.lookup(scope, name) else {
+                break;
+            };
+            let entry = self.table.get(c);
+            let ast::ClassBody::Short { prefixes, base, .. } = &entry.def.body else {
+                break;
+            };
+            causality = prefixes.causality;
+            (scope, name) = (entry.parent.unwrap_or(c), base);
+        }
+        causality
     }
 
     /// The declared components of a function and of the functions it extends, bases first,
@@ -137,7 +164,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// type.
     pub(crate) fn input_declarations(&self, class: ClassId) -> Vec<(&'a str, bool, Option<ClassId>)> {
         self.function_components(class)
-            .filter(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Input)
+            .filter(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Input)
             .map(|(clause, decl, part)| {
                 let open = clause
                     .type_dims
@@ -172,8 +199,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         while next < named.len() {
             let name = named[next];
             next += 1;
-            for (clause, decl, _) in &components {
-                if clause.prefixes.causality == ast::Causality::None
+            for (clause, decl, part) in &components {
+                if self.declared_causality(clause, *part) == ast::Causality::None
                     && decl.name.name == name
                     && let Some(binding) = decl.modification.as_ref().and_then(|m| m.binding.as_ref())
                 {
@@ -193,7 +220,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         components
             .iter()
-            .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
+            .filter(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Input)
             .enumerate()
             .filter(|(_, (clause, decl, part))| {
                 clause.type_dims.is_empty()

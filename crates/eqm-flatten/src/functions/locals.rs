@@ -165,7 +165,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         };
         if ty == ScalarType::String
-            && clause.prefixes.causality == ast::Causality::Input
+            && self.declared_causality(clause, scope.class) == ast::Causality::Input
             && let Some(template) = self.template_local(id, &decl.name.name)
         {
             return Some(template);

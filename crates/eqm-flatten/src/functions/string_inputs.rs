@@ -236,7 +236,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) {
         let inputs: Vec<_> = self
             .function_components(class)
-            .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
+            .filter(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Input)
             .collect();
         for (k, (clause, decl, part)) in inputs.into_iter().enumerate() {
             if known.iter().any(|(n, _)| *n == decl.name.name) || !clause.type_dims.is_empty() || !decl.dims.is_empty()

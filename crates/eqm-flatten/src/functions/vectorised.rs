@@ -127,7 +127,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn input_shapes(&mut self, class: ClassId) -> Vec<InputShape> {
         let inputs: Vec<_> = self
             .function_components(class)
-            .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
+            .filter(|(clause, _, part)| self.declared_causality(clause, *part) == ast::Causality::Input)
             .collect();
         inputs
             .into_iter()

@@ -56,6 +56,8 @@ macro_rules! corpus {
 
 corpus!(
     algorithm_when_sequence,
+    expandable_unsized,
+    short_type_causality,
     array_functions,
     automatic_inner,
     cardinality,
