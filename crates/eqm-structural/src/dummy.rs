@@ -15,7 +15,11 @@
 //! first maximal set: low-priority variables become dummies first. The next level takes the
 //! equations one differentiation lower that are still derivatives, and as candidates the
 //! integrals of the variables just chosen; this descends until no differentiated equation is
-//! left. A state is a variable that has a derivative, where neither is a dummy.
+//! left. A state is a variable that has a derivative, where neither is a dummy. Since a block's
+//! candidates are the derivatives the matching assigned to it, when priorities differ the same
+//! selection is also made over all differentiated equations as one group, and taken instead
+//! when its states have a larger sum of priorities and every equation can still be matched to
+//! a distinct unknown.
 //!
 //! Structural only: no numeric rank check of the Jacobian blocks is done, so a choice can be
 //! numerically singular at some point of a trajectory (dynamic state selection, not offered
@@ -25,7 +29,7 @@
 
 use super::blt::blt;
 use super::incidence::{EdgeKind, EqIdx, Incidence, StructuralError, VarIdx};
-use super::matching::{Augmenter, Matching};
+use super::matching::{Augmenter, Matching, maximum_matching_masked};
 use super::pantelides::{Pantelides, check_chains};
 use std::cmp::Reverse;
 
@@ -59,23 +63,72 @@ pub fn dummy_derivatives(p: &Pantelides, priority: &[i32]) -> Result<StateSelect
     }
     let chain_priority = chain_priorities(&p.var_to_diff, &diff_to_var, priority);
     let blocks = blt(g, &p.matching)?;
+    // The candidates of a block are the derivatives its matching assigns to it, which may
+    // leave a preferred variable no choice: in `phi_rel = hphi - phi0`, `w_rel = der(phi_rel)`,
+    // `hw = der(hphi)`, the state `hw` solves `der(hphi)` in a block of its own, so the
+    // differentiated constraint can only drop `der(phi_rel)`, `stateSelect = prefer` or not.
+    // All differentiated equations taken together as one level see every derivative in them;
+    // that choice is taken when it keeps more preferred states and leaves a system that can be
+    // matched.
+    let by_block = blocks.blocks().map(|block| {
+        let eqs = block
+            .iter()
+            .map(|&(e, _)| e)
+            .filter(|e| diff_to_eq[e.index()].is_some());
+        let vars = block
+            .iter()
+            .map(|&(_, v)| v)
+            .filter(|v| diff_to_var[v.index()].is_some());
+        (eqs.collect(), vars.collect())
+    });
+    let groups: Vec<(Vec<EqIdx>, Vec<VarIdx>)> = by_block.collect();
+    let mut is_dummy = select_dummies(g, groups, &diff_to_eq, &diff_to_var, &chain_priority)?;
+    if chain_priority.iter().any(|&(p, _)| p != chain_priority[0].0) {
+        // The highest-order system's differentiated equations and derivatives, as the blocks
+        // hold them.
+        let whole = (
+            (g.eqs())
+                .filter(|e| p.eq_to_diff[e.index()].is_none() && diff_to_eq[e.index()].is_some())
+                .collect(),
+            (g.vars())
+                .filter(|v| p.var_to_diff[v.index()].is_none() && diff_to_var[v.index()].is_some())
+                .collect(),
+        );
+        if let Ok(together) = select_dummies(g, vec![whole], &diff_to_eq, &diff_to_var, &chain_priority)
+            && state_priority(p, &together, &chain_priority) > state_priority(p, &is_dummy, &chain_priority)
+            && can_be_matched(p, &together)
+        {
+            is_dummy = together;
+        }
+    }
+    let dummies: Vec<VarIdx> = g.vars().filter(|v| is_dummy[v.index()]).collect();
+    let states = g.vars().filter(|v| is_state(p, &is_dummy, *v)).collect();
+    Ok(StateSelection {
+        dummies,
+        states,
+        is_dummy,
+    })
+}
 
-    let mut is_dummy = vec![false; n_vars];
+/// Whether `v` is a state once `is_dummy` is chosen: it has a derivative, and neither is a dummy.
+fn is_state(p: &Pantelides, is_dummy: &[bool], v: VarIdx) -> bool {
+    !is_dummy[v.index()] && p.var_to_diff[v.index()].is_some_and(|d| !is_dummy[d.index()])
+}
+
+/// The dummy derivatives chosen level by level in each group of (differentiated equations,
+/// candidate derivatives), the candidates sorted by their chains' priority (see the module
+/// documentation).
+fn select_dummies(
+    g: &Incidence,
+    groups: Vec<(Vec<EqIdx>, Vec<VarIdx>)>,
+    diff_to_eq: &[Option<EqIdx>],
+    diff_to_var: &[Option<VarIdx>],
+    chain_priority: &[(i32, u32)],
+) -> Result<Vec<bool>, StructuralError> {
+    let mut is_dummy = vec![false; g.n_vars()];
     let mut eq_local = vec![u32::MAX; g.n_eqs()];
     let mut search = Augmenter::new();
-    let mut eqs: Vec<EqIdx> = Vec::new();
-    let mut candidates: Vec<VarIdx> = Vec::new();
-    for block in blocks.blocks() {
-        eqs.clear();
-        candidates.clear();
-        for &(e, v) in block {
-            if diff_to_eq[e.index()].is_some() {
-                eqs.push(e);
-            }
-            if diff_to_var[v.index()].is_some() {
-                candidates.push(v);
-            }
-        }
+    for (mut eqs, mut candidates) in groups {
         candidates.sort_by_key(|v| (chain_priority[v.index()].0, Reverse(chain_priority[v.index()].1), *v));
         // Each level is one differentiation lower, so a valid `eq_to_diff` ends the descent
         // within `n_eqs` levels; the bound only stops a cyclic table given by hand.
@@ -103,16 +156,25 @@ pub fn dummy_derivatives(p: &Pantelides, priority: &[i32]) -> Result<StateSelect
                 .collect();
         }
     }
-    let dummies: Vec<VarIdx> = g.vars().filter(|v| is_dummy[v.index()]).collect();
-    let states = g
-        .vars()
-        .filter(|v| !is_dummy[v.index()] && p.var_to_diff[v.index()].is_some_and(|d| !is_dummy[d.index()]))
-        .collect();
-    Ok(StateSelection {
-        dummies,
-        states,
-        is_dummy,
-    })
+    Ok(is_dummy)
+}
+
+/// The sum of the chain priorities of the states `is_dummy` leaves.
+fn state_priority(p: &Pantelides, is_dummy: &[bool], chain_priority: &[(i32, u32)]) -> i64 {
+    (0..is_dummy.len())
+        .map(|v| VarIdx(v as u32))
+        .filter(|&v| is_state(p, is_dummy, v))
+        .map(|v| i64::from(chain_priority[v.index()].0))
+        .sum()
+}
+
+/// Whether every equation, the differentiated ones included, can be matched to a distinct
+/// unknown once `is_dummy` is chosen (the unknowns are every variable but the states).
+fn can_be_matched(p: &Pantelides, is_dummy: &[bool]) -> bool {
+    let g = &p.graph;
+    let unknown: Vec<bool> = g.vars().map(|v| !is_state(p, is_dummy, v)).collect();
+    let n_unknowns = unknown.iter().filter(|&&u| u).count();
+    n_unknowns == g.n_eqs() && maximum_matching_masked(g, None, Some(&unknown)).size() == g.n_eqs()
 }
 
 /// For each variable, its chain's priority (the minimum over the chain if any member is

@@ -300,6 +300,41 @@ fn state_select_prefer_is_honoured() {
     assert_eq!(assumed, ["y", "vy"]);
 }
 
+/// A preferred variable stays a state even where the matching gives its rival a block of its
+/// own: in a housing held by a spring-damper on relative coordinates (`phi_rel = hphi - phi0`),
+/// the housing's speed `hw` solves `der(hphi)`, so block by block only `der(phi_rel)` could
+/// become the dummy; taken together, the constraint drops `der(hphi)` and keeps `phi_rel`. With
+/// equal priorities the choice stays the absolute angle's.
+#[test]
+fn a_preferred_relative_angle_stays_a_state_over_the_absolute_one() {
+    let model = |select: &str| {
+        format!(
+            "model Housing
+  Real phi(start = 0, fixed = true);
+  Real w(start = 0, fixed = true);
+  Real hphi;
+  Real hw;
+  Real phi_rel({select}start = 0, fixed = true);
+  Real w_rel;
+  Real tau;
+  parameter Real phi0 = 0;
+equation
+  der(phi) = w;
+  der(w) = 1 - tau;
+  phi_rel = hphi - phi0;
+  w_rel = der(phi_rel);
+  hw = der(hphi);
+  der(hw) = tau - 100*phi_rel - w_rel;
+  tau = 10*(phi - hphi);
+end Housing;"
+        )
+    };
+    let a = check("housing.eqm", &model("stateSelect = StateSelect.prefer, "), true).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(state_names(&a), ["phi", "w", "hw", "phi_rel"]);
+    let a = check("housing.eqm", &model("stateSelect = StateSelect.avoid, "), true).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(state_names(&a), ["phi", "w", "hphi", "hw"]);
+}
+
 /// The error text of a model that must fail the analysis.
 fn failure(name: &str, text: &str) -> String {
     match check(name, text, true) {
