@@ -1,4 +1,5 @@
-//! Alias elimination: `a = b`, `a = -b` and `a = constant` are removed before matching.
+//! Alias elimination: `a = b`, `a = -b` and `a = constant` are removed before matching, and two
+//! unknowns equated with one expression (`v = e`, `w = e`) are made aliases (`w = v`) first.
 //!
 //! Input: a lowered [`Dae`]. Output: the DAE in the [`AliasesRemoved`] stage, with fewer
 //! equations and variables, and an [`AliasReport`] ([`keep`] skips the pass on request). Each
@@ -88,6 +89,12 @@ fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
     // at what the round before changed, so the rounds together stay linear in the changes.
     let mut examine: Option<Vec<bool>> = None;
     loop {
+        let rewritten = same_value_aliases(dae);
+        if let Some(x) = &mut examine {
+            for (k, r) in rewritten.iter().enumerate() {
+                x[k] |= *r;
+            }
+        }
         let (mut classes, keep) = alias_classes(dae, examine.as_deref());
         if keep.iter().all(|k| *k) && examine.is_some() {
             break;
@@ -118,6 +125,60 @@ fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
     demote_states_without_derivative(dae);
     dae.eliminated = eliminated;
     (report, warnings)
+}
+
+/// Two unknowns equated with one expression (`v = a - b` and `w = a - b`, the same node of the
+/// arena once aliases are substituted: two relative angles of one pair of flanges) are equal:
+/// the later equation becomes `w = v`, which the alias classes then merge, as `{v = e, w = e}`
+/// and `{v = e, w = v}` have the same solutions. Kept apart, two states tied by one relation
+/// can be chosen together and leave a singular system. Returns the equations rewritten;
+/// linear in the equations.
+fn same_value_aliases(dae: &mut Dae<Lowered>) -> Vec<bool> {
+    use eqm_ir::expr::Node;
+    let mut first: eqm_ir::expr::FxHashMap<ExprId, VarId> = Default::default();
+    let mut rewritten = vec![false; dae.equations.len()];
+    for (k, eq) in dae.equations.iter_mut().enumerate() {
+        let arena = &dae.flat.exprs;
+        // A variable, a constant and `-v` are the aliases the classes handle themselves; a
+        // derivative stays where index reduction and state selection look for it.
+        let is_value = |e: ExprId| match arena.get(e) {
+            Node::Var(_) => false,
+            Node::Unary(UnOp::Neg, a) if matches!(arena.get(*a), Node::Var(_)) => false,
+            _ => arena.literal(e).is_none() && !reads_derivative(arena, e),
+        };
+        let (v, e) = match (arena.get(eq.lhs), arena.get(eq.rhs)) {
+            (Node::Var(v), _) if is_value(eq.rhs) => (*v, eq.rhs),
+            (_, Node::Var(v)) if is_value(eq.lhs) => (*v, eq.lhs),
+            _ => continue,
+        };
+        if !matches!(dae.kinds[v.0 as usize], VarKind::State | VarKind::Algebraic) {
+            continue;
+        }
+        match first.entry(e) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(v);
+            }
+            std::collections::hash_map::Entry::Occupied(seen) if *seen.get() != v => {
+                let u = *seen.get();
+                eq.lhs = dae.flat.exprs.var(v);
+                eq.rhs = dae.flat.exprs.var(u);
+                rewritten[k] = true;
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {}
+        }
+    }
+    rewritten
+}
+
+/// Whether `e` contains `der(...)`.
+fn reads_derivative(arena: &ExprArena, e: ExprId) -> bool {
+    use eqm_ir::expr::{Callee, Node};
+    eqm_ir::symbolic::reachable(arena, e, &|_| false).iter().any(|&n| {
+        matches!(
+            arena.get(n),
+            Node::Call(Callee::Builtin(eqm_ir::builtins::Builtin::Der), _)
+        )
+    })
 }
 
 /// A state whose derivative no longer occurs in any equation (its only occurrences were

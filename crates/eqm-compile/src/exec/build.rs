@@ -773,6 +773,7 @@ impl Builder {
         });
     }
     pub(super) fn finish(mut self) -> ExecProgram {
+        let state_nominals = self.states.iter().map(|&v| state_nominal(&self.dae.flat, v)).collect();
         let symbols = Symbols::take(&mut self.dae);
         ExecProgram {
             layout: Layout {
@@ -801,6 +802,7 @@ impl Builder {
             invariants: self.invariants,
             assertions: self.assertions,
             state_choice: self.state_choice,
+            state_nominals,
             jacobian: None,
         }
     }
@@ -812,6 +814,45 @@ impl Builder {
 }
 
 /// The value of an expression without variables, operators or user functions, if it is one.
+/// The magnitude of state `v` that scales its absolute tolerance: the absolute value of its
+/// `nominal` attribute, evaluated with the values the model gives its parameters (a nominal is a
+/// scale, so one set for a run does not change it); 1 without one, or where it is not a nonzero
+/// number then (a parameter computed during the initialization).
+fn state_nominal(flat: &eqm_ir::flat::FlatModel, v: VarId) -> f64 {
+    let Some(nominal) = flat.var(v).attributes.nominal else {
+        return 1.0;
+    };
+    match parameter_value(flat, nominal, 0) {
+        Some(value) if value.is_finite() && value != 0.0 => value.abs(),
+        _ => 1.0,
+    }
+}
+
+/// The value of `e`, an expression of parameters and constants, with their bindings (or start
+/// values) evaluated in turn, at most 32 deep; `None` where it reads anything else.
+fn parameter_value(flat: &eqm_ir::flat::FlatModel, e: ExprId, depth: u32) -> Option<f64> {
+    use eqm_ir::flat::Variability;
+    if let Some(value) = flat.exprs.literal(e) {
+        return Some(value);
+    }
+    if depth > 32 {
+        return None;
+    }
+    let read = |w: VarId| {
+        let var = flat.var(w);
+        let bound = matches!(var.variability, Variability::Parameter | Variability::Constant)
+            && var.attributes.fixed != Some(false);
+        bound
+            .then(|| var.binding.or(var.attributes.start))
+            .flatten()
+            .and_then(|b| parameter_value(flat, b, depth + 1))
+            .unwrap_or(f64::NAN)
+    };
+    eqm_ir::symbolic::evaluate(&flat.exprs, e, &read, 0.0)
+        .ok()
+        .filter(|x| x.is_finite())
+}
+
 fn constant_value(arena: &ExprArena, e: ExprId) -> Option<f64> {
     if let Some(v) = arena.literal(e) {
         return Some(v);

@@ -422,6 +422,9 @@ pub struct ExecProgram {
     invariants: Vec<ExecInvariant>,
     assertions: Vec<ExecAssertion>,
     state_choice: Option<ExecStateChoice>,
+    /// The magnitude of each state (its `nominal`, else 1), which scales its absolute
+    /// tolerance.
+    state_nominals: Vec<f64>,
     /// The symbolic Jacobian, when it was asked for and could be built.
     jacobian: Option<jacobian::ExecJacobian>,
 }
@@ -529,6 +532,14 @@ impl ExecProgram {
     }
 
     /// The state variable of each index of `x` (and `dx`).
+    /// The magnitude of each state, in the order of [`Self::states`]: the absolute value of its
+    /// `nominal` attribute with the model's parameter values, else 1. The simulation multiplies
+    /// the absolute tolerance by it, so that a state of size 1e-4 is not measured with a
+    /// tolerance meant for values of size 1.
+    pub fn state_nominals(&self) -> &[f64] {
+        &self.state_nominals
+    }
+
     pub fn states(&self) -> &[VarId] {
         &self.states
     }

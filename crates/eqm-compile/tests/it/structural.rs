@@ -112,6 +112,35 @@ fn alias_elimination_keeps_the_spring_mass_example_small() {
     );
 }
 
+/// Two unknowns equated with one expression are aliases: `w = a - b` becomes `w = v` next to
+/// `v = a - b`, and `w` is removed with the connection aliases.
+#[test]
+fn two_unknowns_equated_with_one_expression_are_aliases() {
+    let text = "model SameValue
+  Real a(start = 1, fixed = true);
+  Real b;
+  Real v;
+  Real w;
+equation
+  der(a) = -v - w;
+  b = 2*time;
+  v = a - b;
+  w = a - b;
+end SameValue;
+";
+    let mut session = Sources::new();
+    session.add_file("same_value.eqm", text);
+    let flat = session
+        .flatten(None, &eqm_flatten::Options::default())
+        .expect("flattens");
+    let (dae, report, _) = eqm_compile::alias::eliminate(eqm_compile::dae::lower(flat));
+    let aliases: Vec<(String, String)> = (report.aliases.iter())
+        .map(|(v, root, _, _)| (dae.flat.var(*v).name.clone(), dae.flat.var(*root).name.clone()))
+        .collect();
+    assert_eq!(aliases, [("w".to_string(), "v".to_string())]);
+    assert_eq!(dae.equations.len(), 3);
+}
+
 /// Two springs in series around a massless node: one algebraic loop, torn at one variable,
 /// recognised as linear.
 #[test]

@@ -336,9 +336,17 @@ fn attach_delays(
 
 /// The integrator's options of a run. A model without states gives an adaptive method no error
 /// to control, so its steps would grow without bound and could step over a surface crossed
-/// there and back; its steps are capped at a thousandth of the run.
+/// there and back; its steps are capped at a thousandth of the run. One absolute tolerance is
+/// scaled by each state's magnitude (its `nominal`), as Modelica tools do.
 fn integrator_options(program: &ExecProgram, options: &RunOptions, x0: &[f64]) -> eqm_integrators::Options {
     let mut integrator_options = options.integrator.clone();
+    let nominals = program.state_nominals();
+    if let eqm_integrators::Atol::Scalar(atol) = integrator_options.atol
+        && nominals.len() == x0.len()
+        && nominals.iter().any(|&n| n != 1.0)
+    {
+        integrator_options.atol = eqm_integrators::Atol::PerComponent(nominals.iter().map(|n| atol * n).collect());
+    }
     if x0.is_empty() && !program.events().is_empty() && integrator_options.max_step.is_none() {
         let span = options.stop - options.start;
         if span > 0.0 && span.is_finite() {

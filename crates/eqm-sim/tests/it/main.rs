@@ -10,6 +10,7 @@ mod degenerate_roots;
 mod exec;
 mod jacobian;
 mod jit;
+mod nominal_tolerance;
 mod nonlinear;
 mod sparse;
 mod start_path;

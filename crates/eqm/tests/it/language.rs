@@ -56,6 +56,7 @@ macro_rules! corpus {
 
 corpus!(
     algorithm_when_sequence,
+    same_value_aliases,
     expandable_unsized,
     short_type_causality,
     array_functions,
