@@ -131,8 +131,10 @@ fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
 /// arena once aliases are substituted: two relative angles of one pair of flanges) are equal:
 /// the later equation becomes `w = v`, which the alias classes then merge, as `{v = e, w = e}`
 /// and `{v = e, w = v}` have the same solutions. Kept apart, two states tied by one relation
-/// can be chosen together and leave a singular system. Returns the equations rewritten;
-/// linear in the equations.
+/// can be chosen together and leave a singular system. Returns the equations rewritten. One
+/// pass of hashing over the equations per round; an expression is walked (for `der`) only
+/// where it repeats. A fresh table each round keeps every rewrite pointing at an equation that
+/// still holds its expression, so no equation is lost to a chain of rewrites.
 fn same_value_aliases(dae: &mut Dae<Lowered>) -> Vec<bool> {
     use eqm_ir::expr::Node;
     let mut first: eqm_ir::expr::FxHashMap<ExprId, VarId> = Default::default();
@@ -144,7 +146,7 @@ fn same_value_aliases(dae: &mut Dae<Lowered>) -> Vec<bool> {
         let is_value = |e: ExprId| match arena.get(e) {
             Node::Var(_) => false,
             Node::Unary(UnOp::Neg, a) if matches!(arena.get(*a), Node::Var(_)) => false,
-            _ => arena.literal(e).is_none() && !reads_derivative(arena, e),
+            _ => arena.literal(e).is_none(),
         };
         let (v, e) = match (arena.get(eq.lhs), arena.get(eq.rhs)) {
             (Node::Var(v), _) if is_value(eq.rhs) => (*v, eq.rhs),
@@ -158,7 +160,9 @@ fn same_value_aliases(dae: &mut Dae<Lowered>) -> Vec<bool> {
             std::collections::hash_map::Entry::Vacant(slot) => {
                 slot.insert(v);
             }
-            std::collections::hash_map::Entry::Occupied(seen) if *seen.get() != v => {
+            std::collections::hash_map::Entry::Occupied(seen)
+                if *seen.get() != v && !reads_derivative(&dae.flat.exprs, e) =>
+            {
                 let u = *seen.get();
                 eq.lhs = dae.flat.exprs.var(v);
                 eq.rhs = dae.flat.exprs.var(u);

@@ -813,7 +813,6 @@ impl Builder {
     }
 }
 
-/// The value of an expression without variables, operators or user functions, if it is one.
 /// The magnitude of state `v` that scales its absolute tolerance: the absolute value of its
 /// `nominal` attribute, evaluated with the values the model gives its parameters (a nominal is a
 /// scale, so one set for a run does not change it); 1 without one, or where it is not a nonzero
@@ -822,15 +821,21 @@ fn state_nominal(flat: &eqm_ir::flat::FlatModel, v: VarId) -> f64 {
     let Some(nominal) = flat.var(v).attributes.nominal else {
         return 1.0;
     };
-    match parameter_value(flat, nominal, 0) {
+    match parameter_value(flat, nominal, 0, &mut FxHashMap::default()) {
         Some(value) if value.is_finite() && value != 0.0 => value.abs(),
         _ => 1.0,
     }
 }
 
 /// The value of `e`, an expression of parameters and constants, with their bindings (or start
-/// values) evaluated in turn, at most 32 deep; `None` where it reads anything else.
-fn parameter_value(flat: &eqm_ir::flat::FlatModel, e: ExprId, depth: u32) -> Option<f64> {
+/// values) evaluated in turn, at most 32 deep; `None` where it reads anything else. Each
+/// parameter is evaluated once (`known`), so bindings that share parameters cost their size.
+fn parameter_value(
+    flat: &eqm_ir::flat::FlatModel,
+    e: ExprId,
+    depth: u32,
+    known: &mut FxHashMap<VarId, f64>,
+) -> Option<f64> {
     use eqm_ir::flat::Variability;
     if let Some(value) = flat.exprs.literal(e) {
         return Some(value);
@@ -838,21 +843,26 @@ fn parameter_value(flat: &eqm_ir::flat::FlatModel, e: ExprId, depth: u32) -> Opt
     if depth > 32 {
         return None;
     }
-    let read = |w: VarId| {
+    let mut vars = Vec::new();
+    flat.exprs.vars_in(e, &mut vars);
+    for w in vars {
+        if known.contains_key(&w) {
+            continue;
+        }
         let var = flat.var(w);
         let bound = matches!(var.variability, Variability::Parameter | Variability::Constant)
             && var.attributes.fixed != Some(false);
-        bound
-            .then(|| var.binding.or(var.attributes.start))
-            .flatten()
-            .and_then(|b| parameter_value(flat, b, depth + 1))
-            .unwrap_or(f64::NAN)
-    };
+        let value = (bound.then(|| var.binding.or(var.attributes.start)).flatten())
+            .and_then(|b| parameter_value(flat, b, depth + 1, known));
+        known.insert(w, value.unwrap_or(f64::NAN));
+    }
+    let read = |w: VarId| known.get(&w).copied().unwrap_or(f64::NAN);
     eqm_ir::symbolic::evaluate(&flat.exprs, e, &read, 0.0)
         .ok()
         .filter(|x| x.is_finite())
 }
 
+/// The value of an expression without variables, operators or user functions, if it is one.
 fn constant_value(arena: &ExprArena, e: ExprId) -> Option<f64> {
     if let Some(v) = arena.literal(e) {
         return Some(v);

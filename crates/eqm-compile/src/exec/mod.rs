@@ -531,7 +531,6 @@ impl ExecProgram {
         &self.events
     }
 
-    /// The state variable of each index of `x` (and `dx`).
     /// The magnitude of each state, in the order of [`Self::states`]: the absolute value of its
     /// `nominal` attribute with the model's parameter values, else 1. The simulation multiplies
     /// the absolute tolerance by it, so that a state of size 1e-4 is not measured with a
@@ -540,6 +539,7 @@ impl ExecProgram {
         &self.state_nominals
     }
 
+    /// The state variable of each index of `x` (and `dx`).
     pub fn states(&self) -> &[VarId] {
         &self.states
     }
