@@ -16,11 +16,11 @@ use eqm_ir::expr::FuncId;
 use eqm_ir::flat::{self};
 use eqm_syntax::ast;
 
-/// An Integer input that sizes variables of its function: its position among the inputs, its
-/// name and its default with the class that declares it.
 /// How many short class definitions [`Flattener::declared_causality`] follows at most.
 const MAX_SHORT_CHAIN: usize = 64;
 
+/// An Integer input that sizes variables of its function: its position among the inputs, its
+/// name and its default with the class that declares it.
 pub(super) type SizeInput<'a> = (usize, &'a str, Option<(&'a ast::Expr, ClassId)>);
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -103,8 +103,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The causality of a function variable declared with `clause` in `part`: its own prefix, or
     /// else the one a short class definition of its type gives (`type InArgument = input Real;`
-    /// makes `InArgument u;` an input, MLS 4.5.1). Bounded like the nesting of classes, so a
-    /// cycle of short definitions (reported where the type is resolved) ends here too.
+    /// makes `InArgument u;` an input, MLS 4.5.1). It follows at most `MAX_SHORT_CHAIN`
+    /// definitions, so a cycle of short definitions (reported where the type is resolved) ends
+    /// here too.
     pub(crate) fn declared_causality(&self, clause: &ast::ComponentClause, part: ClassId) -> ast::Causality {
         let mut causality = clause.prefixes.causality;
         let (mut scope, mut name) = (part, &clause.type_name);
