@@ -172,6 +172,9 @@ pub(crate) struct FunctionTable {
     /// The functions that stop a run when a subscript computed during the run is out of
     /// bounds, by the text of the subscripted reference, its location and the size.
     pub(crate) bounds_failures: std::collections::HashMap<(String, eqm_diag::source::Span, usize), FuncId>,
+    /// The partial derivatives made of function instances (`der(f, x)`), by the instance and
+    /// the inputs differentiated by, in order (`None`: it could not be made).
+    pub(crate) partial_derivatives: BTreeMap<(FuncId, Vec<String>), Option<FuncId>>,
 }
 
 /// The local names visible while a function body is flattened.
@@ -202,13 +205,24 @@ pub(crate) fn broadcast(v: &Value, count: usize) -> Vec<ExprId> {
 }
 
 /// A function as it is called: its class (short definitions followed), the defaults that short
-/// definitions and redeclarations give its inputs, and the inputs a partial application or a
-/// functional input bound, with their values.
+/// definitions and redeclarations give its inputs, the inputs a partial application or a
+/// functional input bound, with their values, and whether it names a partial derivative of
+/// the class's function (`function f_T = der(f, T)`).
 #[derive(Clone, Debug)]
 pub(crate) struct FunctionRef<'a> {
     pub(crate) class: ClassId,
     pub(crate) defaults: Modifier<'a>,
     pub(crate) bound: Vec<(String, Value)>,
+    pub(crate) partial: Option<PartialDerivative>,
+}
+
+/// A partial derivative of a function (`function f_T = der(f, T)`): the inputs it is taken by,
+/// in order (those of an inner definition first), and the name of the definition the call
+/// names.
+#[derive(Clone, Debug)]
+pub(crate) struct PartialDerivative {
+    pub(crate) by: Vec<String>,
+    pub(crate) definition: eqm_diag::source::Span,
 }
 
 impl<'a> FunctionRef<'a> {
@@ -217,6 +231,7 @@ impl<'a> FunctionRef<'a> {
             class,
             defaults,
             bound: Vec::new(),
+            partial: None,
         }
     }
 

@@ -47,6 +47,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             class: local.class,
             defaults: Modifier::default(),
             bound,
+            partial: None,
         }
     }
 
@@ -103,6 +104,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     let value = self.eval(expr, scope, loops)?;
                     callee.bound.push((name.name.clone(), value));
                 }
+                let callee = self.not_a_passed_partial_derivative(callee, function.span)?;
                 self.with_bound_defaults(callee)
             }
             ast::ExprKind::Ref(c) if c.parts.iter().all(|p| p.subscripts.is_empty()) => {
@@ -114,7 +116,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 // A function passed by its name (`quadrature(0, 1, Parabola)`) is the partial
                 // application that binds nothing, `function Parabola()`.
                 match self.function_class(c, scope) {
-                    Some(callee) => self.with_bound_defaults(callee),
+                    Some(callee) => {
+                        let callee = self.not_a_passed_partial_derivative(callee, c.span)?;
+                        self.with_bound_defaults(callee)
+                    }
                     None => {
                         self.not_a_function_argument(e.span);
                         None
@@ -278,7 +283,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.functional_parameters[k as usize].clone()
             }
             ast::ExprKind::Ref(c) => match self.function_class(c, scope) {
-                Some(f) => FunctionalParameter::Named(f),
+                Some(f) => match self.not_a_passed_partial_derivative(f, c.span) {
+                    Some(f) => FunctionalParameter::Named(f),
+                    None => return Member::Failed,
+                },
                 None => {
                     self.not_a_functional_value(binding.expr.span);
                     return Member::Failed;

@@ -377,7 +377,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let passed = vec![None; declared.len()];
         let name = self.table.get(f).full_name.clone();
-        let (_, outputs) = self.instance_call(f, &name, &declared, given, &passed, span)?;
+        let (_, outputs) = self.instance_call(f, &name, &declared, given, &passed, (None, span))?;
         self.remember_output_record(f, &outputs);
         let Some(first) = outputs.into_iter().next() else {
             self.diagnostics.push(Diagnostic::error(

@@ -132,7 +132,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let given = vec![Some((left, edge.span)), Some((right, edge.span))];
         let passed = [None, None];
-        let Some((_, outputs)) = self.instance_call(function, &name, &declared, given, &passed, edge.span) else {
+        let Some((_, outputs)) = self.instance_call(function, &name, &declared, given, &passed, (None, edge.span))
+        else {
             return;
         };
         let Some(residue) = outputs.first() else {

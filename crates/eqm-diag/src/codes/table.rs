@@ -170,8 +170,9 @@ pub static CODES: &[CodeInfo] = &[
         "A function uses something EQM functions do not support, or breaks a rule of functions: `extends` of \
          a class that is not a function, a section other than `algorithm`, more than one algorithm section or \
          external interface, a public variable that is neither input nor output, a variable of a class type \
-         other than a record or a function, or an array size `:` of an output or protected variable that its \
-         first value does not give",
+         other than a record or a function, an array size `:` of an output or protected variable that its \
+         first value does not give, or a partial derivative `der(f, x)` of a function without exactly one \
+         scalar Real output, or by a name that is not a scalar Real input of it",
     ),
     code(
         "E0218",

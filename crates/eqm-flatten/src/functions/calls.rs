@@ -7,9 +7,10 @@
 //! does not inline or evaluate the function.
 
 use super::EFFECT_OUTPUT;
+use super::partial_derivatives::partial_derivative_definition;
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::function_table::{FunctionRef, FunctionalKey, KnownIntegers, KnownStrings};
+use crate::function_table::{FunctionRef, FunctionalKey, KnownIntegers, KnownStrings, PartialDerivative};
 use crate::function_table::{Signature, broadcast, record_scalars};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
@@ -124,6 +125,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // arguments known at compile time.
         let inputs: Vec<&'a str> = declared.iter().map(|d| d.0).collect();
         let mut reported = false;
+        if let Some(partial) = &callee.partial {
+            return self.instance_call(class, &name, &declared, given, &passed, (Some(partial), span));
+        }
         if let Some(result) = self.modelica_string_call(class, &inputs, &given, span, &mut reported) {
             return Some(result);
         }
@@ -134,13 +138,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(result) = self.vectorised_call(class, &name, &declared, &given, &passed, span) {
             return result;
         }
-        let result = self.instance_call(class, &name, &declared, given, &passed, span)?;
+        let result = self.instance_call(class, &name, &declared, given, &passed, (None, span))?;
         self.remember_output_record(class, &result.1);
         Some(result)
     }
 
     /// The call of the function instance for the arguments `given` (and the functions `passed`),
-    /// with the values of its outputs (see [`Self::user_call`]).
+    /// with the values of its outputs (see [`Self::user_call`]); with `partial`, the call of the
+    /// instance's partial derivative it names (`der(f, x)`).
     #[allow(clippy::type_complexity)]
     pub(crate) fn instance_call(
         &mut self,
@@ -149,7 +154,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         declared: &[(&'a str, bool, Option<ClassId>)],
         given: Vec<Option<(Value, Span)>>,
         passed: &[Option<FunctionRef<'a>>],
-        span: Span,
+        (partial, span): (Option<&PartialDerivative>, Span),
     ) -> Option<(ExprId, Vec<Value>)> {
         let (sizes, functionals) = self.instance_key(class, name, declared, &given, passed, span)?;
         let strings = self.known_string_inputs(class, declared, &given);
@@ -158,7 +163,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.literal_scalar_inputs(class, &given, &mut integers);
         }
         let templates = self.template_string_inputs(declared, &given);
-        let id = self.function_for(class, &sizes, &functionals, strings, integers, templates)?;
+        let mut id = self.function_for(class, &sizes, &functionals, strings, integers, templates)?;
+        if let Some(partial) = partial {
+            id = self.partial_derivative_function(id, partial, span)?;
+        }
         let signature = self.functions.signatures[id.0 as usize].clone();
         let known = self
             .functions
@@ -826,13 +834,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         // A chain of short definitions names each class once, so one longer than the table is
         // a cycle.
+        let mut partial: Option<PartialDerivative> = None;
         for _ in 0..=self.table.classes.len() {
             let entry = self.table.get(class);
             if !entry.def.kind.is_function() {
                 return None;
             }
             let ast::ClassBody::Short { base, modification, .. } = &entry.def.body else {
-                return Some(FunctionRef::plain(class, defaults));
+                let mut found = FunctionRef::plain(class, defaults);
+                found.partial = partial;
+                return Some(found);
             };
             let parent = entry.parent.unwrap_or(class);
             // The modifiers are evaluated where the definition stands: in the instance when a
@@ -843,6 +854,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .filter(|i| self.instances[i.0 as usize].layout.classes.contains(&parent)),
                 class: parent,
             };
+            // `function f_T = der(f, T)`: the derivatives of an inner definition come first.
+            if let Some((differentiated, by)) = partial_derivative_definition(&entry.def.body) {
+                let definition = entry.def.name.span;
+                let outer = partial.get_or_insert_with(|| PartialDerivative {
+                    by: Vec::new(),
+                    definition,
+                });
+                outer.by.splice(0..0, by);
+                let (TypeRef::Class(next), more) = self.lookup_class(base_scope, differentiated).ok()? else {
+                    return None;
+                };
+                defaults = defaults.merge_owned(more);
+                class = next;
+                continue;
+            }
             if let Some(m) = modification {
                 defaults = defaults.merge_owned(Modifier::from_class_modification(m, base_scope));
             }

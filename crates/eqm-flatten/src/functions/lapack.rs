@@ -141,7 +141,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 "the routine's arguments are not those of its EQM function",
             );
         }
-        let (_, outputs) = self.instance_call(class, &name, &declared, given, &passed, span)?;
+        let (_, outputs) = self.instance_call(class, &name, &declared, given, &passed, (None, span))?;
         // Every output is read before any is assigned: the call reads the arrays it overwrites.
         let (mut places, mut values) = (Vec::new(), Vec::new());
         for (value, (slots, at)) in outputs.iter().zip(written) {

@@ -8,7 +8,8 @@
 //! its arguments' sizes, so that `size(u, 1)` and outputs sized from it (`output Real
 //! y[size(u, 1)]`) are known in each instance. Calls are checked here: arity, named arguments,
 //! defaults, argument types and sizes. This module deliberately does not inline, evaluate or
-//! differentiate functions; later stages do.
+//! differentiate functions; later stages do, except for the partial derivatives Modelica
+//! declares as classes (`function f_T = der(f, T)`), made here as functions of their own.
 //!
 //! Its modules: `interface` (what a function class declares, and its instance for a call),
 //! `instantiate` (the flat function and its body), `locals` (the slots of its variables),
@@ -19,6 +20,7 @@
 //! of the Modelica external C library, evaluated at compile time) and `modelica_files` (its
 //! functions that read files, evaluated at compile time through the front end's reader),
 //! `derivatives` (the `derivative` annotations, with their functions instantiated),
+//! `partial_derivatives` (the functions `der(f, x)` declares),
 //! `string_inputs` (String inputs holding values known only during the run, passed as hidden
 //! scalar inputs), `lapack` (the LAPACK routines of external "FORTRAN 77" functions, run as the
 //! functions of the embedded `LinearAlgebra`).
@@ -33,6 +35,7 @@ mod locals;
 mod modelica_files;
 mod modelica_strings;
 mod objects;
+mod partial_derivatives;
 mod references;
 mod string_inputs;
 mod vectorised;

@@ -88,7 +88,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     other => other.clone(),
                 })
                 .collect();
-            let Some((call, outputs)) = self.instance_call(class, name, declared, element_args, passed, span) else {
+            let Some((call, outputs)) = self.instance_call(class, name, declared, element_args, passed, (None, span))
+            else {
                 return Some(None);
             };
             match outputs.as_slice() {

@@ -156,6 +156,31 @@ impl CallDerivative for FunctionCalls<'_> {
     }
 }
 
+/// Modelica's partial derivative of a function (`function f_T = der(f, T);`): the derivative
+/// of the first output of `function` (the function `calls` knows as `f`) with respect to its
+/// input slots `wrt`, taken in order (`der(f, x, y)` is the derivative by `y` of the
+/// derivative by `x`), as one expression of `f`'s input slots (`Node::Local`), which the
+/// derivative function shares. The body is run symbolically on its own inputs, as for a
+/// call's derivative; the calls it makes are differentiated through `calls`. `Err` says why
+/// the body cannot be differentiated ("its body ...", or naming the function called inside
+/// it that cannot be).
+pub fn partial_derivative_of_body(
+    arena: &mut ExprArena,
+    calls: &FunctionCalls<'_>,
+    f: FuncId,
+    wrt: &[u32],
+) -> Result<ExprId, String> {
+    let function = &calls.functions[f.0 as usize];
+    let own_inputs: Vec<ExprId> = (0..function.inputs).map(|k| arena.add(Node::Local(k))).collect();
+    let mut value = output_value(arena, function, &own_inputs, 0)?;
+    for &slot in wrt {
+        let leaf = arena.add(Node::Local(slot));
+        value = super::diff_var_through(arena, value, leaf, calls)
+            .map_err(|e| calls.take_why().unwrap_or_else(|| format!("its body {}", e.reason)))?;
+    }
+    Ok(value)
+}
+
 /// The value of output `output` of `function` called with `args`, as one expression of the
 /// arguments: the body run symbolically.
 fn output_value(arena: &mut ExprArena, function: &Function, args: &[ExprId], output: u32) -> Result<ExprId, String> {

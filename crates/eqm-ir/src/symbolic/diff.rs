@@ -87,7 +87,8 @@ enum Wrt<'a> {
     Time(&'a dyn Fn(VarId) -> bool, &'a dyn CallDerivative),
 }
 
-/// The partial derivative of `id` with respect to `wrt`, a `Var` node or a `der(...)` node.
+/// The partial derivative of `id` with respect to `wrt`, a `Var` node, a function's `Local` or a
+/// `der(...)` node.
 /// `der(...)` and `pre(...)` nodes other than `wrt` are independent symbols: the partial
 /// derivative of `der(x)` with respect to `x` is 0.
 pub fn diff_var(arena: &mut ExprArena, id: ExprId, wrt: ExprId) -> Result<ExprId, DiffError> {
@@ -104,12 +105,12 @@ pub fn diff_var_through(
 ) -> Result<ExprId, DiffError> {
     let valid = matches!(
         arena.get(wrt),
-        Node::Var(_) | Node::Call(Callee::Builtin(Builtin::Der), _)
+        Node::Var(_) | Node::Local(_) | Node::Call(Callee::Builtin(Builtin::Der), _)
     );
     if !valid {
         return Err(DiffError {
             node: wrt,
-            reason: "can only differentiate with respect to a variable or der(...)",
+            reason: "can only differentiate with respect to a variable, a function's local or der(...)",
         });
     }
     differentiate(arena, id, Wrt::Leaf(wrt, calls))

@@ -18,7 +18,7 @@ pub mod gradient;
 pub mod simplify;
 pub mod solve;
 
-pub use calls::FunctionCalls;
+pub use calls::{FunctionCalls, partial_derivative_of_body};
 pub use diff::{Again, CallDerivative, CallSite, DiffError, diff_time, diff_time_through, diff_var, diff_var_through};
 pub use eval::{Env, EvalError, FnEnv, evaluate, evaluate_in};
 pub use gradient::gradient;

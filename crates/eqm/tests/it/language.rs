@@ -59,6 +59,7 @@ corpus!(
     same_value_aliases,
     expandable_unsized,
     short_type_causality,
+    partial_derivatives,
     array_functions,
     automatic_inner,
     cardinality,
