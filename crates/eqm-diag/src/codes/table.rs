@@ -172,7 +172,7 @@ pub static CODES: &[CodeInfo] = &[
          external interface, a public variable that is neither input nor output, a variable of a class type \
          other than a record or a function, an array size `:` of an output or protected variable that its \
          first value does not give, or a partial derivative `der(f, x)` of a function without exactly one \
-         scalar Real output, or by a name that is not a scalar Real input of it",
+         scalar Real output, by no input, or by a name that is not a scalar Real input of it",
     ),
     code(
         "E0218",

@@ -125,20 +125,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // arguments known at compile time.
         let inputs: Vec<&'a str> = declared.iter().map(|d| d.0).collect();
         let mut reported = false;
-        if let Some(partial) = &callee.partial {
-            return self.instance_call(class, &name, &declared, given, &passed, (Some(partial), span));
-        }
-        if let Some(result) = self.modelica_string_call(class, &inputs, &given, span, &mut reported) {
+        let partial = callee.partial.as_ref();
+        if partial.is_none()
+            && let Some(result) = self.modelica_string_call(class, &inputs, &given, span, &mut reported)
+        {
             return Some(result);
         }
         if reported {
             return None;
         }
         // A function of scalars called with arrays is applied to their elements.
-        if let Some(result) = self.vectorised_call(class, &name, &declared, &given, &passed, span) {
+        if let Some(result) = self.vectorised_call(class, &name, &declared, &given, &passed, (partial, span)) {
             return result;
         }
-        let result = self.instance_call(class, &name, &declared, given, &passed, (None, span))?;
+        let result = self.instance_call(class, &name, &declared, given, &passed, (partial, span))?;
         self.remember_output_record(class, &result.1);
         Some(result)
     }
@@ -862,7 +862,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     definition,
                 });
                 outer.by.splice(0..0, by);
-                let (TypeRef::Class(next), more) = self.lookup_class(base_scope, differentiated).ok()? else {
+                let Ok((TypeRef::Class(next), more)) = self.lookup_class(base_scope, differentiated) else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0204",
+                        format!("unknown function `{}`", eqm_syntax::pretty::name_text(differentiated)),
+                        differentiated.span,
+                        "no such function to differentiate",
+                    ));
                     return None;
                 };
                 defaults = defaults.merge_owned(more);

@@ -39,6 +39,12 @@ pub(crate) fn partial_derivative_definition(body: &ast::ClassBody) -> Option<(&a
     Some((&function.name, inputs.collect()))
 }
 
+/// `der(f, x, y)` as written, for messages and the derivative function's name.
+fn written(function: &str, by: &[String]) -> String {
+    let names: Vec<&str> = std::iter::once(function).chain(by.iter().map(String::as_str)).collect();
+    format!("der({})", names.join(", "))
+}
+
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The instance of the partial derivative `partial` of function instance `id` (see the
     /// module documentation), called at `span`; `None` after a diagnostic.
@@ -86,7 +92,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let original = &self.model.functions[id.0 as usize];
         let output = original.inputs;
         let function = flat::Function {
-            name: format!("der({name}, {})", wrt.join(", ")),
+            name: written(&name, wrt),
             inputs: original.inputs,
             outputs: 1,
             // The inputs (with their defaults) and the output; the body needs no other slot.
@@ -124,8 +130,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Diagnostic::error(
                     "E0217",
                     format!(
-                        "`der({name}, {})` is not a partial derivative Modelica defines: {why}",
-                        wrt.join(", ")
+                        "`{}` is not a partial derivative Modelica defines: {why}",
+                        written(name, wrt)
                     ),
                     partial.definition,
                     "declared here",
@@ -134,6 +140,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             );
             None
         };
+        if wrt.is_empty() {
+            return rule("it names no input to differentiate by".into());
+        }
         if !matches!(&signature.outputs[..], [(_, var)] if scalar_real(var)) {
             return rule(format!("`{name}` must have exactly one output, a scalar Real"));
         }

@@ -10,7 +10,7 @@
 //! array (a size mismatch there stays the error it is).
 
 use crate::flattener::Flattener;
-use crate::function_table::FunctionRef;
+use crate::function_table::{FunctionRef, PartialDerivative};
 use crate::resolve::{ClassId, TypeRef};
 use crate::value::Value;
 use eqm_diag::Diagnostic;
@@ -33,7 +33,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The call applied element by element when an input declared as a scalar of a built-in
     /// type is given an array, or one declared as a record an array of records: `None` when no
     /// such argument is given; `Some(None)` after a reported error (arrays of different sizes, a
-    /// function without exactly one scalar or record output).
+    /// function without exactly one scalar or record output). With `partial`, each element calls
+    /// that partial derivative of the function (`der(f, x)`).
     #[allow(clippy::type_complexity)]
     pub(super) fn vectorised_call(
         &mut self,
@@ -42,7 +43,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         declared: &[(&'a str, bool, Option<ClassId>)],
         given: &[Option<(Value, Span)>],
         passed: &[Option<FunctionRef<'a>>],
-        span: Span,
+        (partial, span): (Option<&PartialDerivative>, Span),
     ) -> Option<Option<(ExprId, Vec<Value>)>> {
         let shapes = self.input_shapes(class);
         let mut dims: Option<Vec<usize>> = None;
@@ -88,7 +89,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     other => other.clone(),
                 })
                 .collect();
-            let Some((call, outputs)) = self.instance_call(class, name, declared, element_args, passed, (None, span))
+            let Some((call, outputs)) =
+                self.instance_call(class, name, declared, element_args, passed, (partial, span))
             else {
                 return Some(None);
             };
